@@ -1,0 +1,3 @@
+"""specgen: operator standards made executable."""
+
+__version__ = "0.1.0"

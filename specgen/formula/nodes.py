@@ -1,0 +1,115 @@
+"""Node types of a parsed formula. Plain frozen dataclasses: no behaviour beyond structure.
+
+Every consumer (numpy evaluation, the reference emitter, exact evaluation, the error model,
+breakpoint analysis) walks these nodes; none of them ever sees Python source or ``ast``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterator, Union
+
+
+@dataclass(frozen=True)
+class Num:
+    """A numeric literal, kept as written so that exact consumers can read it as a rational."""
+
+    text: str
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+    @property
+    def value(self) -> float:
+        return float(self.text)
+
+    @property
+    def exact(self) -> Fraction:
+        return Fraction(self.text)
+
+
+@dataclass(frozen=True)
+class Const:
+    """A named constant: inf, pi or e."""
+
+    name: str
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class Var:
+    """An input tensor or an attribute of the operator."""
+
+    name: str
+    kind: str  # "input" | "attribute"
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # "-" | "+"
+    operand: "Node"
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str  # "+" | "-" | "*" | "/"
+    left: "Node"
+    right: "Node"
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str  # "<" | "<=" | ">" | ">=" | "==" | "!="
+    left: "Node"
+    right: "Node"
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class Logical:
+    op: str  # "and" | "or"
+    operands: tuple["Node", ...]
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: "Node"
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of a function from the fixed table (specgen.formula.functions). ``a if c else b``
+    parses to ``where(c, a, b)`` and ``a ** b`` to ``pow(a, b)``."""
+
+    func: str
+    args: tuple["Node", ...]
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+Node = Union[Num, Const, Var, Unary, Binary, Compare, Logical, Not, Call]
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, (Unary, Not)):
+        return (node.operand,)
+    if isinstance(node, (Binary, Compare)):
+        return (node.left, node.right)
+    if isinstance(node, Logical):
+        return node.operands
+    if isinstance(node, Call):
+        return node.args
+    return ()
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Every node of the tree, parents before children."""
+    yield node
+    for child in children(node):
+        yield from walk(child)
+
+
+def names(node: Node, kind: str | None = None) -> set[str]:
+    return {n.name for n in walk(node) if isinstance(n, Var) and (kind is None or n.kind == kind)}

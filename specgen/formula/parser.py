@@ -1,0 +1,172 @@
+"""Parse formula text into specgen nodes through a whitelist walk of Python's ``ast``.
+
+The text is parsed with ``ast.parse(mode="eval")`` and never executed. Every ``ast`` node type not
+handled below is refused with its position and source token: attribute access, subscripts,
+lambdas, strings, keyword arguments, calls of anything outside the function table, names that
+are neither declared inputs, declared attributes nor constants.
+"""
+from __future__ import annotations
+
+import ast
+
+from specgen.errors import FormulaError
+from specgen.formula import nodes as n
+from specgen.formula.functions import CONSTANTS, FUNCTIONS
+
+MAX_LENGTH = 4000
+MAX_DEPTH = 64
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+_DESCRIBE = {
+    ast.Attribute: "attribute access", ast.Subscript: "subscript", ast.Lambda: "lambda",
+    ast.JoinedStr: "f-string", ast.ListComp: "comprehension", ast.SetComp: "comprehension",
+    ast.DictComp: "comprehension", ast.GeneratorExp: "generator expression", ast.List: "list",
+    ast.Tuple: "tuple", ast.Dict: "dict", ast.Set: "set", ast.NamedExpr: "assignment expression",
+    ast.Starred: "starred expression", ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield",
+    ast.Slice: "slice",
+}
+
+
+def parse_formula(text: str, inputs, attributes) -> n.Node:
+    """Parse ``text``; ``inputs`` and ``attributes`` are the declared names it may use."""
+    if not isinstance(text, str):
+        raise FormulaError(f"formula must be a string, got {type(text).__name__}", 1, 1, str(text))
+    if not text.strip():
+        raise FormulaError("formula is empty", 1, 1, "")
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(f"formula is {len(text)} characters long; the limit is {MAX_LENGTH}", 1, 1, text[:20])
+    source = text.strip("\n")
+    lines = source.splitlines() or [""]
+    # Allow a formula written over several lines (YAML block scalar): join inside parentheses.
+    wrapped = "(" + source + "\n)" if len(lines) > 1 else source
+    try:
+        tree = ast.parse(wrapped, mode="eval")
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        col = exc.offset or 1
+        if len(lines) > 1 and line == 1:
+            col = max(1, col - 1)
+        src_line = lines[line - 1] if 0 < line <= len(lines) else ""
+        token = _token_at(src_line, col - 1)
+        raise FormulaError(f"syntax error: {exc.msg}", line, col, token) from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise FormulaError(f"formula cannot be parsed: {type(exc).__name__}", 1, 1, text[:20]) from None
+    builder = _Builder(source, lines, set(inputs), set(attributes), multiline=len(lines) > 1)
+    return builder.build(tree.body, 0)
+
+
+def _token_at(line: str, index: int) -> str:
+    if index >= len(line):
+        return line[-10:] if line else ""
+    start = index
+    end = index + 1
+    while end < len(line) and (line[end].isalnum() or line[end] in "_."):
+        end += 1
+    return line[start:end] or line[start:start + 1]
+
+
+class _Builder:
+    def __init__(self, source, lines, inputs, attributes, multiline):
+        self.source = source
+        self.lines = lines
+        self.inputs = inputs
+        self.attributes = attributes
+        self.multiline = multiline
+
+    def pos(self, node) -> tuple[int, int]:
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0) + 1
+        if self.multiline and line == 1:
+            col -= 1  # the "(" added in front
+        return line, col
+
+    def token(self, node) -> str:
+        line, col = self.pos(node)
+        end_line = getattr(node, "end_lineno", line)
+        end_col = getattr(node, "end_col_offset", None)
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if end_col is not None and end_line == getattr(node, "lineno", line):
+            if self.multiline and line == 1:
+                end_col -= 1
+            return text[col - 1:end_col]
+        return text[col - 1:]
+
+    def fail(self, node, message):
+        line, col = self.pos(node)
+        token = self.token(node)
+        raise FormulaError(message, line, col, token if len(token) <= 40 else token[:37] + "...")
+
+    def build(self, node, depth) -> n.Node:
+        if depth > MAX_DEPTH:
+            self.fail(node, f"formula nests deeper than {MAX_DEPTH} levels")
+        d = depth + 1
+        pos = self.pos(node)
+        if isinstance(node, ast.Constant):
+            v = node.value
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                what = "string" if isinstance(v, (str, bytes)) else type(v).__name__
+                self.fail(node, f"{what} literals are not allowed; only numbers")
+            return n.Num(self.token(node) or repr(v), pos)
+        if isinstance(node, ast.Name):
+            name = node.id
+            if name in self.inputs:
+                return n.Var(name, "input", pos)
+            if name in self.attributes:
+                return n.Var(name, "attribute", pos)
+            if name in CONSTANTS:
+                return n.Const(name, pos)
+            if name in FUNCTIONS:
+                self.fail(node, f"function {name!r} used without calling it")
+            self.fail(node, f"unknown name {name!r}: not a declared input, attribute or constant "
+                            f"(inputs: {', '.join(sorted(self.inputs)) or '-'}; attributes: "
+                            f"{', '.join(sorted(self.attributes)) or '-'}; constants: {', '.join(CONSTANTS)})")
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.USub):
+                return n.Unary("-", self.build(node.operand, d), pos)
+            if isinstance(node.op, ast.UAdd):
+                return n.Unary("+", self.build(node.operand, d), pos)
+            if isinstance(node.op, ast.Not):
+                return n.Not(self.build(node.operand, d), pos)
+            self.fail(node, "bitwise inversion is not allowed")
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.Pow):
+                return n.Call("pow", (self.build(node.left, d), self.build(node.right, d)), pos)
+            op = _BINOPS.get(type(node.op))
+            if op is None:
+                self.fail(node, f"operator {type(node.op).__name__} is not allowed; use + - * / or **")
+            return n.Binary(op, self.build(node.left, d), self.build(node.right, d), pos)
+        if isinstance(node, ast.BoolOp):
+            op = "and" if isinstance(node.op, ast.And) else "or"
+            return n.Logical(op, tuple(self.build(v, d) for v in node.values), pos)
+        if isinstance(node, ast.Compare):
+            if len(node.ops) != 1:
+                self.fail(node, "chained comparisons are not allowed; combine with 'and'")
+            op = _CMPOPS.get(type(node.ops[0]))
+            if op is None:
+                self.fail(node, f"comparison {type(node.ops[0]).__name__} is not allowed")
+            return n.Compare(op, self.build(node.left, d), self.build(node.comparators[0], d), pos)
+        if isinstance(node, ast.IfExp):
+            return n.Call("where", (self.build(node.test, d), self.build(node.body, d), self.build(node.orelse, d)), pos)
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name):
+                self.fail(node.func, "only functions from the table can be called, by plain name")
+            name = node.func.id
+            fn = FUNCTIONS.get(name)
+            if fn is None:
+                self.fail(node.func, f"unknown function {name!r}; allowed: {', '.join(sorted(FUNCTIONS))}")
+            if node.keywords:
+                self.fail(node, f"{name}() takes no keyword arguments")
+            count = len(node.args)
+            if count < fn.min_args or (fn.max_args >= 0 and count > fn.max_args):
+                want = (str(fn.min_args) if fn.min_args == fn.max_args else
+                        f"{fn.min_args} or more" if fn.max_args < 0 else f"{fn.min_args} to {fn.max_args}")
+                self.fail(node, f"{name}() takes {want} arguments, got {count}")
+            args = tuple(self.build(a, d) for a in node.args)
+            if name == "select":
+                name = "where"
+            return n.Call(name, args, pos)
+        what = _DESCRIBE.get(type(node), type(node).__name__)
+        self.fail(node, f"{what} is not allowed in a formula")
+        raise AssertionError  # unreachable

@@ -1,0 +1,30 @@
+"""Where the bundled specs/ and templates/ are, for an editable checkout and an installed wheel alike."""
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _find(name: str) -> Path:
+    bundled = _PACKAGE / "_bundled" / name  # inside a built wheel (see pyproject force-include)
+    if bundled.is_dir():
+        return bundled
+    checkout = _PACKAGE.parent / name  # editable install or running from the repository
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(f"specgen cannot find its {name}/ directory (looked in {bundled} and {checkout})")
+
+
+def specs_dir() -> Path:
+    return _find("specs")
+
+
+def templates_dir() -> Path:
+    return _find("templates")
+
+
+def repo_root() -> Path | None:
+    """The checkout root when running from a repository (where generated/ lives), else None."""
+    root = _PACKAGE.parent
+    return root if (root / "pyproject.toml").is_file() and (root / "specs").is_dir() else None

@@ -1,0 +1,1 @@
+"""Spec files: reading YAML with positions, validating, and the typed model."""

@@ -1,0 +1,789 @@
+"""Load and validate spec files into the typed model.
+
+``check_file`` returns every problem it finds (``specgen lint`` prints them all);
+``load_spec``/``load_all`` raise SpecError listing them. Checks are about meaning, not only shape:
+known dtypes, ordered feature levels that only ever add support, defaults of the declared type,
+every formula name declared and every declared name used, standard mappings that name only
+declared tensors and attributes, tolerances for every dtype a table lists, examples that agree
+with the formula.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from specgen import dtypes as dt
+from specgen.errors import FormulaError, Problem, SpecError
+from specgen.formula.nodes import names as formula_names
+from specgen.formula.numpy_eval import evaluate
+from specgen.formula.parser import parse_formula
+from specgen.resources import specs_dir
+from specgen.spec import model as m
+from specgen.spec.yaml_source import Document, YamlProblems, join_keypath, read_document
+
+STANDARDS_FILE = "_standards.yaml"
+ATTRIBUTE_TYPES = ("float32", "float64", "int64", "int32")
+EXTRA_ATTRIBUTE_TYPES = ("float32", "float64", "int64", "int32", "ints", "floats", "string")
+_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MISSING = object()
+
+
+# ----------------------------------------------------------------------------- helpers
+
+class _Checker:
+    """Collects problems for one document, each with the line of the key path it concerns."""
+
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self.problems: list[Problem] = []
+
+    def err(self, keypath, message: str) -> None:
+        self.problems.append(Problem(self.doc.path, self.doc.line(keypath), join_keypath(tuple(keypath)), message))
+
+    def keys(self, mapping: dict, keypath, required: tuple, optional: tuple = ()) -> None:
+        for key in required:
+            if key not in mapping:
+                self.err(keypath, f"missing required key {key!r}")
+        allowed = set(required) | set(optional)
+        for key in mapping:
+            if key not in allowed:
+                self.err(tuple(keypath) + (key,), f"unknown key {key!r}; expected one of: {', '.join(sorted(allowed))}")
+
+    def mapping(self, value, keypath, what="a mapping") -> dict | None:
+        if isinstance(value, dict):
+            return value
+        self.err(keypath, f"must be {what}, got {_kind(value)}")
+        return None
+
+    def seq(self, value, keypath, what="a list") -> list | None:
+        if isinstance(value, list):
+            return value
+        self.err(keypath, f"must be {what}, got {_kind(value)}")
+        return None
+
+    def text(self, value, keypath, pattern: re.Pattern | None = None, hint: str = "") -> str | None:
+        if not isinstance(value, str) or not value.strip():
+            self.err(keypath, f"must be a non-empty string, got {_kind(value)}")
+            return None
+        if pattern is not None and not pattern.match(value):
+            self.err(keypath, f"{value!r} is not a valid {hint}")
+            return None
+        return value
+
+    def number(self, value, keypath, what="a number") -> float | None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.err(keypath, f"must be {what}, got {_kind(value)}")
+            return None
+        return float(value)
+
+    def boolean(self, value, keypath) -> bool | None:
+        if not isinstance(value, bool):
+            self.err(keypath, f"must be true or false, got {_kind(value)}")
+            return None
+        return value
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {value}"
+    if isinstance(value, (int, float)):
+        return f"number {value!r}"
+    if isinstance(value, str):
+        return f"string {value!r}" if len(value) < 40 else "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _version_key(version: str) -> tuple:
+    parts = re.split(r"[_.]", version)
+    return tuple(int(p) if p.isdigit() else math.inf for p in parts)
+
+
+# ----------------------------------------------------------------------------- standards registry
+
+def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
+    path = Path(path) if path else specs_dir() / STANDARDS_FILE
+    try:
+        doc = read_document(path)
+    except YamlProblems as exc:
+        raise SpecError(exc.problems) from None
+    c = _Checker(doc)
+    out: dict[str, m.StandardInfo] = {}
+    c.keys(doc.data, (), ("standards",))
+    block = c.mapping(doc.data.get("standards"), ("standards",))
+    for key, raw in (block or {}).items():
+        kp = ("standards", key)
+        entry = c.mapping(raw, kp)
+        if entry is None:
+            continue
+        c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
+                           "dtype_names", "tensor_type", "attribute_type_names"))
+        if entry.get("attribute_defaults") not in ("applied", "typical", "none"):
+            c.err(kp + ("attribute_defaults",), "must be one of applied, typical, none")
+        names = c.mapping(entry.get("dtype_names"), kp + ("dtype_names",)) or {}
+        for d in names:
+            if d not in dt.DTYPES:
+                c.err(kp + ("dtype_names", d), f"unknown dtype {d!r}; known: {', '.join(dt.DTYPES)}")
+        try:
+            re.compile(str(entry.get("version_format", "")))
+        except re.error as exc:
+            c.err(kp + ("version_format",), f"not a regular expression: {exc}")
+        if c.problems:
+            continue
+        out[key] = m.StandardInfo(key=key, title=entry["title"], version_kind=entry["version_kind"],
+                                  version_label=entry["version_label"], version_format=entry["version_format"],
+                                  attribute_defaults=entry["attribute_defaults"], dtype_names=dict(names),
+                                  tensor_type=entry["tensor_type"],
+                                  attribute_type_names=dict(entry["attribute_type_names"] or {}))
+    if c.problems:
+        raise SpecError(c.problems)
+    return out
+
+
+# ----------------------------------------------------------------------------- operator specs
+
+TOP_REQUIRED = ("name", "id", "summary", "inputs", "outputs", "attributes", "formula", "special_values",
+                "tolerance", "standards")
+TOP_OPTIONAL = ("examples",)
+
+
+def spec_files(directory: str | Path | None = None) -> list[Path]:
+    directory = Path(directory) if directory else specs_dir()
+    return sorted(p for p in directory.glob("*.yaml") if not p.name.startswith("_"))
+
+
+def check_file(path: str | Path, standards: dict[str, m.StandardInfo] | None = None,
+               display: str | None = None) -> tuple[m.OpSpec | None, list[Problem]]:
+    """Validate one spec file: (the model, []) when valid, else (None, every problem found)."""
+    standards = standards if standards is not None else load_standards()
+    try:
+        doc = read_document(path, display)
+    except YamlProblems as exc:
+        return None, exc.problems
+    c = _Checker(doc)
+    spec = _OpBuilder(c, standards, Path(path)).build()
+    if c.problems:
+        return None, c.problems
+    return spec, []
+
+
+def load_spec(path: str | Path, standards: dict[str, m.StandardInfo] | None = None) -> m.OpSpec:
+    spec, problems = check_file(path, standards)
+    if problems:
+        raise SpecError(problems)
+    assert spec is not None
+    return spec
+
+
+def load_all(directory: str | Path | None = None) -> dict[str, m.OpSpec]:
+    """Every operator spec in a directory (default: the bundled specs/), keyed by id, sorted."""
+    directory = Path(directory) if directory else specs_dir()
+    std_path = directory / STANDARDS_FILE
+    standards = load_standards(std_path if std_path.is_file() else None)
+    problems: list[Problem] = []
+    specs: dict[str, m.OpSpec] = {}
+    for path in spec_files(directory):
+        spec, found = check_file(path, standards)
+        problems.extend(found)
+        if spec is not None:
+            if spec.id in specs:
+                problems.append(Problem(str(path), None, "id", f"id {spec.id!r} is also used by {specs[spec.id].path}"))
+            specs[spec.id] = spec
+    if problems:
+        raise SpecError(problems)
+    return dict(sorted(specs.items()))
+
+
+class _OpBuilder:
+    def __init__(self, c: _Checker, standards: dict[str, m.StandardInfo], path: Path):
+        self.c = c
+        self.standards = standards
+        self.path = path
+        self.data = c.doc.data
+
+    def build(self) -> m.OpSpec | None:
+        c, data = self.c, self.data
+        c.keys(data, (), TOP_REQUIRED, TOP_OPTIONAL)
+        name = c.text(data.get("name"), ("name",), _NAME, "operator name (letters, digits, _)") if "name" in data else None
+        op_id = c.text(data.get("id"), ("id",), _ID, "id (lower_snake_case)") if "id" in data else None
+        if op_id and op_id != self.path.stem and not self.path.stem.startswith("_"):
+            c.err(("id",), f"id {op_id!r} must match the file name {self.path.name!r}")
+        summary = c.text(data.get("summary"), ("summary",)) if "summary" in data else None
+        inputs = self.tensors("inputs")
+        outputs = self.tensors("outputs")
+        tensor_names = [t.name for t in inputs + outputs]
+        if len(set(tensor_names)) != len(tensor_names):
+            c.err(("outputs",), "tensor names must be unique across inputs and outputs")
+        attributes = self.attributes()
+        attr_names = [a.name for a in attributes]
+        clash = set(attr_names) & set(tensor_names)
+        for n_ in sorted(clash):
+            c.err(("attributes",), f"{n_!r} is both a tensor and an attribute")
+        formula = self.formula([t.name for t in inputs], attr_names)
+        std_keys = [k for k in (data.get("standards") or {})] if isinstance(data.get("standards"), dict) else []
+        specials = self.special_values(std_keys)
+        op_standards = self.standards_block(inputs, outputs, attributes)
+        listed = [d for s in op_standards.values() for v in s.versions for d in v.dtypes()]
+        tolerance = self.tolerance(listed)
+        examples = self.examples(inputs, outputs, attributes, formula)
+        if c.problems:
+            return None
+        return m.OpSpec(id=op_id, name=name, summary=summary, inputs=tuple(inputs), outputs=tuple(outputs),
+                        attributes=tuple(attributes), formula_text=data["formula"], formula=formula,
+                        special_values=specials, tolerance=tolerance, examples=tuple(examples),
+                        standards=op_standards, path=str(self.path))
+
+    # -- declarations
+    def tensors(self, key: str) -> list[m.TensorDecl]:
+        c = self.c
+        if key not in self.data:
+            return []
+        items = c.seq(self.data[key], (key,))
+        out = []
+        if items is not None and not items:
+            c.err((key,), f"an operator needs at least one {key[:-1]}")
+        for i, raw in enumerate(items or []):
+            kp = (key, i)
+            entry = c.mapping(raw, kp)
+            if entry is None:
+                continue
+            c.keys(entry, kp, ("name",), ("description",))
+            nm = c.text(entry.get("name"), kp + ("name",), _NAME, "tensor name") if "name" in entry else None
+            if nm:
+                out.append(m.TensorDecl(nm, str(entry.get("description", ""))))
+        return out
+
+    def attributes(self) -> list[m.Attribute]:
+        c = self.c
+        if "attributes" not in self.data:
+            return []
+        items = c.seq(self.data["attributes"], ("attributes",))
+        out: list[m.Attribute] = []
+        for i, raw in enumerate(items or []):
+            kp = ("attributes", i)
+            entry = c.mapping(raw, kp)
+            if entry is None:
+                continue
+            c.keys(entry, kp, ("name", "type"), ("description",))
+            nm = c.text(entry.get("name"), kp + ("name",), _NAME, "attribute name") if "name" in entry else None
+            typ = entry.get("type")
+            if "type" in entry and typ not in ATTRIBUTE_TYPES:
+                c.err(kp + ("type",), f"unknown attribute type {typ!r}; expected one of: {', '.join(ATTRIBUTE_TYPES)}")
+                typ = None
+            if nm and any(a.name == nm for a in out):
+                c.err(kp + ("name",), f"attribute {nm!r} is declared twice")
+                continue
+            if nm and typ:
+                out.append(m.Attribute(nm, typ, str(entry.get("description", ""))))
+        return out
+
+    def formula(self, inputs, attributes):
+        c = self.c
+        if "formula" not in self.data:
+            return None
+        text = self.data["formula"]
+        kp = ("formula",)
+        if not isinstance(text, str):
+            c.err(kp, f"must be a formula string, got {_kind(text)}")
+            return None
+        try:
+            node = parse_formula(text, inputs, attributes)
+        except FormulaError as exc:
+            pos = c.doc.pos(kp)
+            line, col = exc.line, exc.column
+            if pos is not None:
+                if pos.style in ("|", ">"):
+                    line = pos.value_line + exc.line
+                else:
+                    line = pos.value_line + exc.line - 1
+                    if exc.line == 1:
+                        col = pos.column + exc.column - 1 + (1 if pos.style in ("'", '"') else 0)
+            self.c.problems.append(Problem(c.doc.path, line, "formula",
+                                           f"column {col}: {exc.message} (token {exc.token!r})"))
+            return None
+        used = formula_names(node)
+        for nm in inputs:
+            if nm not in used:
+                c.err(kp, f"input {nm!r} is declared but the formula does not use it")
+        for nm in attributes:
+            if nm not in used:
+                c.err(kp, f"attribute {nm!r} is declared but the formula does not use it")
+        return node
+
+    # -- semantics
+    def special_values(self, std_keys) -> dict[str, m.SpecialValue]:
+        c = self.c
+        block = c.mapping(self.data.get("special_values"), ("special_values",)) if "special_values" in self.data else None
+        if block is None:
+            return {}
+        for cat in m.REQUIRED_SPECIALS:
+            if cat not in block:
+                c.err(("special_values",), f"missing {cat!r}: say what it gives, or 'unspecified' where the standards are silent")
+        out = {}
+        for cat, raw in block.items():
+            kp = ("special_values", cat)
+            if cat not in m.SPECIAL_OUTCOMES:
+                c.err(kp, f"unknown special-value category {cat!r}; expected one of: {', '.join(m.SPECIAL_OUTCOMES)}")
+                continue
+            entry = c.mapping(raw, kp)
+            if entry is None:
+                continue
+            allowed = m.SPECIAL_OUTCOMES[cat]
+            c.keys(entry, kp, ("default", "reason"), ("recommended",) + tuple(std_keys))
+            default = self._outcomes(entry.get("default"), kp + ("default",), allowed)
+            per = {}
+            for key in std_keys:
+                if key in entry:
+                    per[key] = self._outcomes(entry[key], kp + (key,), allowed)
+            rec = entry.get("recommended")
+            if rec is not None and rec not in allowed:
+                c.err(kp + ("recommended",), f"{rec!r} is not an outcome of {cat}; expected one of: {', '.join(allowed)}")
+            if "reason" in entry:
+                c.text(entry["reason"], kp + ("reason",))
+            out[cat] = m.SpecialValue(cat, default or (), per, rec, str(entry.get("reason", "")))
+        return out
+
+    def _outcomes(self, raw, kp, allowed) -> tuple[str, ...]:
+        values = raw if isinstance(raw, list) else [raw]
+        if not values:
+            self.c.err(kp, "must name at least one outcome")
+        for v in values:
+            if v not in allowed:
+                self.c.err(kp, f"{v!r} is not an allowed outcome; expected one of: {', '.join(allowed)}")
+                return ()
+        if "unspecified" in values and len(values) > 1:
+            self.c.err(kp, "'unspecified' cannot be combined with other outcomes")
+        return tuple(values)
+
+    def tolerance(self, listed_dtypes) -> dict[str, m.Tolerance]:
+        c = self.c
+        block = c.mapping(self.data.get("tolerance"), ("tolerance",)) if "tolerance" in self.data else None
+        if block is None:
+            return {}
+        out = {}
+        for dtype, raw in block.items():
+            kp = ("tolerance", dtype)
+            if dtype not in dt.DTYPES:
+                c.err(kp, f"unknown dtype {dtype!r}; known: {', '.join(dt.DTYPES)}")
+                continue
+            entry = c.mapping(raw, kp)
+            if entry is None:
+                continue
+            c.keys(entry, kp, ("metric", "reason"), ("value", "intermediate"))
+            metric = entry.get("metric")
+            value = entry.get("value")
+            inter = entry.get("intermediate")
+            if metric not in m.TOLERANCE_METRICS:
+                c.err(kp + ("metric",), f"unknown metric {metric!r}; expected one of: {', '.join(m.TOLERANCE_METRICS)}")
+                continue
+            if metric in ("ulp", "abs"):
+                v = c.number(value, kp + ("value",), f"a non-negative number for metric {metric}") if "value" in entry else None
+                if "value" not in entry:
+                    c.err(kp, f"metric {metric} needs a 'value'")
+                elif v is not None and (v < 0 or not math.isfinite(v)):
+                    c.err(kp + ("value",), f"must be a finite number >= 0, got {value!r}")
+            elif "value" in entry and metric == "exact":
+                c.err(kp + ("value",), "metric exact takes no value")
+            if metric == "model":
+                if not dt.DTYPES[dtype].is_float:
+                    c.err(kp + ("metric",), f"metric model applies to floating-point dtypes, not {dtype}")
+                if inter is None:
+                    c.err(kp, "metric model needs 'intermediate': the narrowest dtype intermediates may be rounded to")
+                elif inter not in dt.FLOAT_DTYPES:
+                    c.err(kp + ("intermediate",), f"must be a floating-point dtype, got {inter!r}")
+            elif inter is not None:
+                c.err(kp + ("intermediate",), f"'intermediate' only applies to metric model, not {metric}")
+            if "reason" in entry:
+                c.text(entry["reason"], kp + ("reason",))
+            out[dtype] = m.Tolerance(dtype, metric, None if value is None else float(value), inter,
+                                     str(entry.get("reason", "")))
+        for dtype in dict.fromkeys(listed_dtypes):
+            if dtype not in block:
+                c.err(("tolerance",), f"no tolerance for {dtype}, which a standard table lists")
+        return out
+
+    def examples(self, inputs, outputs, attributes, formula) -> list[m.Example]:
+        c = self.c
+        if "examples" not in self.data:
+            return []
+        items = c.seq(self.data["examples"], ("examples",))
+        out = []
+        in_names = [t.name for t in inputs]
+        out_names = [t.name for t in outputs]
+        attr_names = [a.name for a in attributes]
+        for i, raw in enumerate(items or []):
+            kp = ("examples", i)
+            before = len(c.problems)
+            entry = c.mapping(raw, kp)
+            if entry is None:
+                continue
+            c.keys(entry, kp, ("attributes",) + tuple(in_names) + tuple(out_names), ("description",))
+            attrs = c.mapping(entry.get("attributes"), kp + ("attributes",)) if "attributes" in entry else {}
+            for key in attrs or {}:
+                if key not in attr_names:
+                    c.err(kp + ("attributes", key), f"{key!r} is not a declared attribute")
+            for key in attr_names:
+                if attrs is not None and key not in attrs:
+                    c.err(kp + ("attributes",), f"missing a value for attribute {key!r}")
+            arrays = {}
+            for key in in_names + out_names:
+                seq = c.seq(entry.get(key), kp + (key,), "a list of numbers") if key in entry else None
+                if seq is None:
+                    continue
+                nums = [c.number(v, kp + (key, j)) for j, v in enumerate(seq)]
+                if None not in nums:
+                    arrays[key] = tuple(nums)
+            lengths = {len(v) for v in arrays.values()}
+            if len(lengths) > 1:
+                c.err(kp, "input and output lists must have the same length")
+                continue
+            if len(c.problems) > before or formula is None or attrs is None:
+                continue
+            env = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items() if k in in_names}
+            env.update({k: np.float64(np.float32(v)) for k, v in attrs.items()})
+            got = evaluate(formula, env)
+            want = np.asarray(arrays[out_names[0]], dtype=np.float64)
+            for j, (g, w) in enumerate(zip(np.broadcast_to(got, want.shape).tolist(), want.tolist())):
+                if not (g == w or (math.isnan(g) and math.isnan(w)) or abs(g - w) <= 1e-12 * max(1.0, abs(w))):
+                    c.err(kp + (out_names[0], j), f"the formula gives {g!r} for {in_names[0]}={arrays[in_names[0]][j]!r}, "
+                                                  f"the example says {w!r}")
+            out.append(m.Example(str(entry.get("description", "")), {k: float(v) for k, v in attrs.items()},
+                                 {k: arrays[k] for k in in_names}, {k: arrays[k] for k in out_names}))
+        return out
+
+    # -- standards
+    def standards_block(self, inputs, outputs, attributes) -> dict[str, m.OpStandard]:
+        c = self.c
+        block = c.mapping(self.data.get("standards"), ("standards",)) if "standards" in self.data else None
+        if block is None:
+            return {}
+        if not block:
+            c.err(("standards",), "an operator needs at least one standard")
+        out = {}
+        for key, raw in block.items():
+            kp = ("standards", key)
+            info = self.standards.get(key)
+            if info is None:
+                c.err(kp, f"unknown standard {key!r}; known: {', '.join(self.standards)} (see specs/{STANDARDS_FILE})")
+                continue
+            entry = c.mapping(raw, kp)
+            if entry is None:
+                continue
+            built = _StandardBuilder(c, info, kp, entry, inputs, outputs, attributes).build()
+            if built is not None:
+                out[key] = built
+        return out
+
+
+class _StandardBuilder:
+    def __init__(self, c, info, kp, entry, inputs, outputs, attributes):
+        self.c, self.info, self.kp, self.entry = c, info, kp, entry
+        self.inputs, self.outputs, self.attributes = inputs, outputs, attributes
+        self.tensor_order = [t.name for t in inputs + outputs]
+
+    def build(self) -> m.OpStandard | None:
+        c, kp, e, info = self.c, self.kp, self.entry, self.info
+        before = len(c.problems)
+        c.keys(e, kp, ("operator", "tensors", "attributes", "versions", "in_place"),
+               ("domain", "introduced", "constraints", "attribute_defaults"))
+        operator = c.text(e.get("operator"), kp + ("operator",)) if "operator" in e else None
+        in_place = e.get("in_place")
+        if "in_place" in e and in_place not in (True, False, "unspecified"):
+            c.err(kp + ("in_place",), f"must be true, false or unspecified, got {_kind(in_place)}")
+        mode = e.get("attribute_defaults", info.attribute_defaults)
+        if mode not in ("applied", "typical", "none"):
+            c.err(kp + ("attribute_defaults",), "must be one of applied, typical, none")
+        tensors = self.tensor_bindings()
+        attrs = self.attribute_bindings(mode)
+        constraints = self.constraints()
+        versions = self.versions(attrs)
+        introduced = e.get("introduced")
+        all_versions_ok = isinstance(e.get("versions"), list) and len(versions) == len(e["versions"])
+        if introduced is not None and versions and all_versions_ok and str(introduced) != versions[0].version:
+            c.err(kp + ("introduced",), f"says {introduced!r} but the first table is {versions[0].version!r}")
+        if len(c.problems) > before:
+            return None
+        return m.OpStandard(key=info.key, info=info, operator=operator, domain=e.get("domain"),
+                            introduced=None if introduced is None else str(introduced),
+                            in_place=None if in_place == "unspecified" else in_place, attribute_defaults=mode,
+                            tensors=tensors, attributes=attrs, constraints=tuple(constraints),
+                            versions=tuple(versions))
+
+    def tensor_bindings(self) -> dict[str, m.TensorBinding]:
+        c, kp = self.c, self.kp + ("tensors",)
+        block = c.mapping(self.entry.get("tensors"), kp) if "tensors" in self.entry else None
+        if block is None:
+            return {}
+        out = {}
+        for name, raw in block.items():
+            if name not in self.tensor_order:
+                c.err(kp + (name,), f"{name!r} is not a declared input or output (declared: {', '.join(self.tensor_order)})")
+                continue
+            entry = c.mapping(raw, kp + (name,))
+            if entry is None:
+                continue
+            c.keys(entry, kp + (name,), ("name",), ("type_param", "index"))
+            std_name = c.text(entry.get("name"), kp + (name, "name")) if "name" in entry else None
+            index = entry.get("index")
+            if index is not None and (isinstance(index, bool) or not isinstance(index, int) or index < 0):
+                c.err(kp + (name, "index"), f"must be a non-negative integer, got {_kind(index)}")
+            if std_name:
+                out[name] = m.TensorBinding(name, std_name, entry.get("type_param"), index)
+        for name in self.tensor_order:
+            if name not in block:
+                c.err(kp, f"no {self.info.title} name for tensor {name!r}")
+        return {n_: out[n_] for n_ in self.tensor_order if n_ in out}
+
+    def attribute_bindings(self, mode) -> dict[str, m.AttributeBinding]:
+        c, kp = self.c, self.kp + ("attributes",)
+        block = c.mapping(self.entry.get("attributes"), kp) if "attributes" in self.entry else None
+        if block is None:
+            return {}
+        declared = {a.name: a for a in self.attributes}
+        out = {}
+        for name, raw in block.items():
+            akp = kp + (name,)
+            if name not in declared:
+                c.err(akp, f"{name!r} is not a declared attribute (declared: {', '.join(declared) or 'none'})")
+                continue
+            entry = c.mapping(raw, akp)
+            if entry is None:
+                continue
+            c.keys(entry, akp, ("name",), ("default", "required"))
+            std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
+            required = entry.get("required", mode == "none")
+            if not isinstance(required, bool):
+                c.err(akp + ("required",), f"must be true or false, got {_kind(required)}")
+                required = False
+            default = entry.get("default", _MISSING)
+            value = None
+            if default is not _MISSING:
+                value = self.default_value(default, declared[name].type, akp + ("default",))
+                if mode == "none":
+                    c.err(akp + ("default",), f"{self.info.title} attributes have no defaults (attribute_defaults: none)")
+                if required:
+                    c.err(akp + ("default",), "a required attribute cannot have a default")
+            elif mode in ("applied", "typical") and not required:
+                c.err(akp, f"no default: {self.info.title} gives defaults ({mode}); add one or mark it required: true")
+            if mode == "none" and not required:
+                c.err(akp + ("required",), f"{self.info.title} attributes are all required (attribute_defaults: none)")
+            if std_name:
+                out[name] = m.AttributeBinding(name, std_name, value, required)
+        for name in declared:
+            if name not in block:
+                c.err(kp, f"no {self.info.title} name for attribute {name!r}")
+        return {n_: out[n_] for n_ in declared if n_ in out}
+
+    def default_value(self, value, typ, kp) -> float | None:
+        c = self.c
+        if typ in ("float32", "float64"):
+            v = c.number(value, kp, f"a {typ} number")
+            if v is None:
+                return None
+            if not math.isfinite(v):
+                c.err(kp, f"default must be finite, got {value!r}")
+                return None
+            if typ == "float32" and abs(v) > float(np.finfo(np.float32).max):
+                c.err(kp, f"{value!r} does not fit in float32 (largest finite is {float(np.finfo(np.float32).max)!r})")
+                return None
+            return v
+        if isinstance(value, bool) or not isinstance(value, int):
+            c.err(kp, f"must be an integer for type {typ}, got {_kind(value)}")
+            return None
+        return float(value)
+
+    def constraints(self) -> list[m.Constraint]:
+        c, kp = self.c, self.kp + ("constraints",)
+        if "constraints" not in self.entry:
+            return []
+        items = c.seq(self.entry["constraints"], kp) or []
+        out = []
+        for i, raw in enumerate(items):
+            ikp = kp + (i,)
+            entry = c.mapping(raw, ikp)
+            if entry is None:
+                continue
+            c.keys(entry, ikp, ("tensors", "same"), ("source",))
+            tensors = c.seq(entry.get("tensors"), ikp + ("tensors",)) if "tensors" in entry else None
+            same = c.seq(entry.get("same"), ikp + ("same",)) if "same" in entry else None
+            ok = tensors is not None and same is not None
+            for t in tensors or []:
+                if t not in self.tensor_order:
+                    c.err(ikp + ("tensors",), f"{t!r} is not a declared input or output")
+                    ok = False
+            if tensors is not None and len(tensors) < 2:
+                c.err(ikp + ("tensors",), "a 'same' constraint relates at least two tensors")
+                ok = False
+            for s in same or []:
+                if s not in m.SAME_PROPERTIES:
+                    c.err(ikp + ("same",), f"unknown property {s!r}; expected one of: {', '.join(m.SAME_PROPERTIES)}")
+                    ok = False
+            if ok:
+                out.append(m.Constraint(tuple(tensors), tuple(same), entry.get("source")))
+        return out
+
+    def versions(self, attrs) -> list[m.Version]:
+        c, kp, info = self.c, self.kp + ("versions",), self.info
+        if "versions" not in self.entry:
+            return []
+        items = c.seq(self.entry["versions"], kp) or []
+        if not items and isinstance(self.entry["versions"], list):
+            c.err(kp, f"needs at least one {info.version_kind}")
+        out: list[m.Version] = []
+        for i, raw in enumerate(items):
+            vkp = kp + (i,)
+            entry = c.mapping(raw, vkp)
+            if entry is None:
+                continue
+            c.keys(entry, vkp, ("version",), ("ranks", "dtypes", "tensors", "extra_attributes", "facts", "source"))
+            version = entry.get("version")
+            if isinstance(version, bool) or not isinstance(version, (str, int)):
+                c.err(vkp + ("version",), f"must be a string such as \"3_0\" or \"22\", got {_kind(version)}")
+                continue
+            version = str(version)
+            if not re.match(info.version_format, version):
+                c.err(vkp + ("version",), f"{version!r} is not a {info.title} {info.version_kind} (expected {info.version_format})")
+                continue
+            if any(v.version == version for v in out):
+                c.err(vkp + ("version",), f"{info.version_kind} {version} is listed twice")
+                continue
+            tensors = self.version_tensors(entry, vkp)
+            extras = self.extra_attributes(entry, vkp, attrs)
+            facts = entry.get("facts", {})
+            if not isinstance(facts, dict) or any(isinstance(v, (dict, list)) for v in facts.values()):
+                c.err(vkp + ("facts",), "must be a mapping of names to plain values")
+                facts = {}
+            if tensors is None:
+                continue
+            v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp))
+            if out:
+                self.check_growth(out[-1], v, vkp)
+            out.append(v)
+        return out
+
+    def version_tensors(self, entry, vkp) -> dict[str, m.TensorSupport] | None:
+        c = self.c
+        overrides = c.mapping(entry.get("tensors"), vkp + ("tensors",)) if "tensors" in entry else {}
+        if overrides is None:
+            return None
+        for name in overrides:
+            if name not in self.tensor_order:
+                c.err(vkp + ("tensors", name), f"{name!r} is not a declared input or output")
+                return None
+        out = {}
+        for name in self.tensor_order:
+            src = overrides.get(name) or {}
+            if not isinstance(src, dict):
+                c.err(vkp + ("tensors", name), f"must be a mapping, got {_kind(src)}")
+                return None
+            if src:
+                c.keys(src, vkp + ("tensors", name), (), ("ranks", "dtypes"))
+            rkp = vkp + ("tensors", name, "ranks") if "ranks" in src else vkp + ("ranks",)
+            dkp = vkp + ("tensors", name, "dtypes") if "dtypes" in src else vkp + ("dtypes",)
+            ranks_raw = src.get("ranks", entry.get("ranks", _MISSING))
+            dtypes_raw = src.get("dtypes", entry.get("dtypes", _MISSING))
+            if ranks_raw is _MISSING:
+                c.err(vkp, f"no ranks for tensor {name!r}: give 'ranks' (or 'ranks: unspecified')")
+                return None
+            if dtypes_raw is _MISSING:
+                c.err(vkp, f"no dtypes for tensor {name!r}")
+                return None
+            ranks = self.ranks(ranks_raw, rkp)
+            dtypes = self.dtypes(dtypes_raw, dkp)
+            if ranks is None or dtypes is None:
+                return None
+            out[name] = m.TensorSupport(name, ranks, dtypes)
+        return out
+
+    def ranks(self, raw, kp) -> m.Ranks | None:
+        c = self.c
+        if raw == "unspecified":
+            return m.Ranks(None, None, unspecified=True)
+        entry = c.mapping(raw, kp, "a mapping {min, max} or 'unspecified'")
+        if entry is None:
+            return None
+        c.keys(entry, kp, ("min", "max"))
+        lo, hi = entry.get("min"), entry.get("max")
+        if isinstance(lo, bool) or not isinstance(lo, int) or lo < 0:
+            c.err(kp + ("min",), f"must be an integer >= 0, got {_kind(lo)}")
+            return None
+        if hi is not None and (isinstance(hi, bool) or not isinstance(hi, int)):
+            c.err(kp + ("max",), f"must be an integer or null (unbounded), got {_kind(hi)}")
+            return None
+        if hi is not None and lo > hi:
+            c.err(kp, f"min {lo} is greater than max {hi}")
+            return None
+        return m.Ranks(lo, hi)
+
+    def dtypes(self, raw, kp) -> tuple[str, ...] | None:
+        c = self.c
+        items = c.seq(raw, kp, "a list of dtypes")
+        if items is None:
+            return None
+        if not items:
+            c.err(kp, "must list at least one dtype")
+            return None
+        ok = True
+        for d in items:
+            if d not in dt.DTYPES:
+                c.err(kp, f"unknown dtype {d!r}; known: {', '.join(dt.DTYPES)}")
+                ok = False
+            elif d not in self.info.dtype_names:
+                c.err(kp, f"{self.info.title} has no name for dtype {d!r} (specs/{STANDARDS_FILE})")
+                ok = False
+        dup = sorted({d for d in items if items.count(d) > 1})
+        if dup:
+            c.err(kp, f"dtype listed twice: {', '.join(map(str, dup))}")
+            ok = False
+        return tuple(items) if ok else None
+
+    def extra_attributes(self, entry, vkp, attrs) -> tuple[m.ExtraAttribute, ...]:
+        c = self.c
+        if "extra_attributes" not in entry:
+            return ()
+        items = c.seq(entry["extra_attributes"], vkp + ("extra_attributes",)) or []
+        out = []
+        for i, raw in enumerate(items):
+            ekp = vkp + ("extra_attributes", i)
+            e = c.mapping(raw, ekp)
+            if e is None:
+                continue
+            c.keys(e, ekp, ("name", "type"), ("required", "description"))
+            nm = c.text(e.get("name"), ekp + ("name",)) if "name" in e else None
+            typ = e.get("type")
+            if typ not in EXTRA_ATTRIBUTE_TYPES:
+                c.err(ekp + ("type",), f"unknown attribute type {typ!r}; expected one of: {', '.join(EXTRA_ATTRIBUTE_TYPES)}")
+                continue
+            if nm and any(b.name == nm for b in attrs.values()):
+                c.err(ekp + ("name",), f"{nm!r} is already the {self.info.title} name of a formula attribute")
+                continue
+            if nm:
+                out.append(m.ExtraAttribute(nm, typ, bool(e.get("required", False)), str(e.get("description", ""))))
+        return tuple(out)
+
+    def check_growth(self, prev: m.Version, cur: m.Version, vkp) -> None:
+        """Versions must be in increasing order and each must support all its predecessor did."""
+        c, info = self.c, self.info
+        if _version_key(cur.version) <= _version_key(prev.version):
+            c.err(vkp + ("version",), f"{info.version_kind}s must be listed in increasing order: "
+                                      f"{cur.version} comes after {prev.version}")
+            return
+        for name, support in cur.tensors.items():
+            before = prev.tensors[name]
+            dropped = [d for d in before.dtypes if d not in support.dtypes]
+            if dropped:
+                c.err(vkp, f"{info.version_kind} {cur.version} is not a superset of {prev.version}: "
+                           f"tensor {name!r} drops {', '.join(dropped)}")
+            if not support.ranks.covers(before.ranks):
+                c.err(vkp, f"{info.version_kind} {cur.version} is not a superset of {prev.version}: "
+                           f"tensor {name!r} ranks {support.ranks} do not cover {before.ranks}")

@@ -1,0 +1,263 @@
+"""The typed model of an operator spec. Built only by specgen.spec.loader, after validation.
+
+Nothing here knows about generators, vectors or adapters (DESIGN.md §1: one direction, no back edges).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from specgen.formula.nodes import Node
+
+SAME_PROPERTIES = ("data_type", "dimension_count", "sizes")
+
+# Outcome vocabulary per special-value category (validated by the loader).
+SPECIAL_OUTCOMES = {
+    "nan": ("formula", "nan", "zero", "unspecified"),
+    "pos_inf": ("formula", "limit", "nan", "unspecified"),
+    "neg_inf": ("formula", "limit", "nan", "unspecified"),
+    "signed_zero": ("formula", "any", "unspecified"),
+    "subnormal": ("preserve", "flush_allowed", "unspecified"),
+    "integer_rounding": ("toward_zero", "nearest_even", "nearest_away", "floor", "unspecified"),
+    "integer_overflow": ("saturate", "wrap", "unspecified"),
+}
+REQUIRED_SPECIALS = ("nan", "pos_inf", "neg_inf", "signed_zero", "subnormal")
+
+TOLERANCE_METRICS = ("exact", "ulp", "abs", "model")
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """Supported dimension counts: [min, max]; max None means unbounded; unspecified: not stated."""
+
+    min: int | None
+    max: int | None
+    unspecified: bool = False
+
+    def allows(self, rank: int) -> bool:
+        if self.unspecified:
+            return rank >= 0
+        return rank >= (self.min or 0) and (self.max is None or rank <= self.max)
+
+    def covers(self, other: "Ranks") -> bool:
+        if self.unspecified or other.unspecified:
+            return self.unspecified or not other.unspecified
+        lo_ok = (self.min or 0) <= (other.min or 0)
+        hi_ok = self.max is None or (other.max is not None and other.max <= self.max)
+        return lo_ok and hi_ok
+
+    def __str__(self) -> str:
+        if self.unspecified:
+            return "unspecified"
+        if self.max is None:
+            return f"{self.min} or more"
+        if self.min == self.max:
+            return str(self.min)
+        return f"{self.min} to {self.max}"
+
+
+@dataclass(frozen=True)
+class TensorSupport:
+    tensor: str
+    ranks: Ranks
+    dtypes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ExtraAttribute:
+    """An attribute a standard version has that plays no part in the formula (ONNX consumed_inputs)."""
+
+    name: str
+    type: str
+    required: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class Version:
+    version: str
+    tensors: dict[str, TensorSupport]  # by the operator's tensor name, inputs then outputs
+    extra_attributes: tuple[ExtraAttribute, ...] = ()
+    facts: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    line: int | None = None
+
+    def dtypes(self, tensor: str | None = None) -> tuple[str, ...]:
+        if tensor is not None:
+            return self.tensors[tensor].dtypes
+        seen: list[str] = []
+        for support in self.tensors.values():
+            seen.extend(d for d in support.dtypes if d not in seen)
+        return tuple(seen)
+
+    def ranks(self, tensor: str | None = None) -> Ranks:
+        if tensor is not None:
+            return self.tensors[tensor].ranks
+        return next(iter(self.tensors.values())).ranks
+
+
+@dataclass(frozen=True)
+class TensorBinding:
+    tensor: str  # the operator's name (x)
+    name: str  # the standard's name (InputTensor, X, src)
+    type_param: str | None = None
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class AttributeBinding:
+    attribute: str  # the operator's name (threshold)
+    name: str  # the standard's name (Threshold, lambd)
+    default: float | None
+    required: bool
+
+    @property
+    def default_float32(self) -> float | None:
+        """The default as the float32 the attribute stores (ONNX: 0.2 -> 0.20000000298023224)."""
+        return None if self.default is None else float(np.float32(self.default))
+
+
+@dataclass(frozen=True)
+class Constraint:
+    tensors: tuple[str, ...]
+    same: tuple[str, ...]
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class StandardInfo:
+    """A standard as described in specs/_standards.yaml."""
+
+    key: str
+    title: str
+    version_kind: str
+    version_label: str
+    version_format: str
+    attribute_defaults: str  # "applied" | "typical" | "none"
+    dtype_names: dict[str, str]
+    tensor_type: str
+    attribute_type_names: dict[str, str]
+
+    def label(self, version: str) -> str:
+        return self.version_label.format(version=version)
+
+    def dtype_name(self, dtype: str) -> str:
+        return self.dtype_names[dtype]
+
+
+@dataclass(frozen=True)
+class OpStandard:
+    key: str
+    info: StandardInfo
+    operator: str
+    domain: str | None
+    introduced: str | None
+    in_place: bool | None  # None: the standard does not say
+    attribute_defaults: str
+    tensors: dict[str, TensorBinding]
+    attributes: dict[str, AttributeBinding]
+    constraints: tuple[Constraint, ...]
+    versions: tuple[Version, ...]
+
+    def version(self, version: str) -> Version:
+        for v in self.versions:
+            if v.version == str(version):
+                return v
+        raise KeyError(f"{self.info.title} {self.operator} has no {self.info.version_kind} {version!r}; "
+                       f"known: {', '.join(v.version for v in self.versions)}")
+
+    @property
+    def version_ids(self) -> tuple[str, ...]:
+        return tuple(v.version for v in self.versions)
+
+    def defaults(self) -> dict[str, float | None]:
+        """Each attribute's default as stored (float32), None where the standard has none."""
+        return {name: b.default_float32 for name, b in self.attributes.items()}
+
+    def same(self, prop: str) -> list[tuple[str, ...]]:
+        return [c.tensors for c in self.constraints if prop in c.same]
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    type: str
+    description: str
+
+
+@dataclass(frozen=True)
+class TensorDecl:
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class SpecialValue:
+    category: str
+    default: tuple[str, ...]
+    per_standard: dict[str, tuple[str, ...]]
+    recommended: str | None
+    reason: str
+
+    def outcomes(self, standard: str | None = None) -> tuple[str, ...]:
+        """Accepted outcomes for a standard; ('unspecified',) means report, never fail."""
+        if standard is not None and standard in self.per_standard:
+            return self.per_standard[standard]
+        return self.default
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    dtype: str
+    metric: str  # exact | ulp | abs | model
+    value: float | None
+    intermediate: str | None  # for "model": the narrowest type intermediates may be rounded to
+    reason: str
+
+
+@dataclass(frozen=True)
+class Example:
+    description: str
+    attributes: dict[str, float]
+    inputs: dict[str, tuple[float, ...]]
+    outputs: dict[str, tuple[float, ...]]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    id: str
+    name: str
+    summary: str
+    inputs: tuple[TensorDecl, ...]
+    outputs: tuple[TensorDecl, ...]
+    attributes: tuple[Attribute, ...]
+    formula_text: str
+    formula: Node
+    special_values: dict[str, SpecialValue]
+    tolerance: dict[str, Tolerance]
+    examples: tuple[Example, ...]
+    standards: dict[str, OpStandard]
+    path: str
+
+    @property
+    def tensor_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.inputs + self.outputs)
+
+    @property
+    def attribute_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.attributes)
+
+    def standard(self, key: str) -> OpStandard:
+        try:
+            return self.standards[key]
+        except KeyError:
+            raise KeyError(f"{self.name} has no {key!r} standard; it has: {', '.join(self.standards)}") from None
+
+    def all_dtypes(self) -> tuple[str, ...]:
+        seen: list[str] = []
+        for std in self.standards.values():
+            for v in std.versions:
+                seen.extend(d for d in v.dtypes() if d not in seen)
+        return tuple(seen)
