@@ -28,3 +28,8 @@ def repo_root() -> Path | None:
     """The checkout root when running from a repository (where generated/ lives), else None."""
     root = _PACKAGE.parent
     return root if (root / "pyproject.toml").is_file() and (root / "specs").is_dir() else None
+
+
+def generated_dir() -> Path:
+    """generated/ (reference/, validate/, vectors/): the checkout's, or the one bundled in a wheel."""
+    return _find("generated")
