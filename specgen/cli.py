@@ -11,6 +11,8 @@ from specgen import __version__
 # command never breaks the others.
 COMMANDS = {
     "lint": ("specgen.commands.lint", "lint"),
+    "run": ("specgen.commands.run", "run"),
+    "adapters": ("specgen.commands.adapters", "adapters"),
 }
 
 

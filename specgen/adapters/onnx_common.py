@@ -1,0 +1,87 @@
+"""One-node ONNX models for the ONNX adapters (onnxruntime, onnx-reference). Needs ``onnx``."""
+from __future__ import annotations
+
+import numpy as np
+
+DTYPE_TO_ONNX = {
+    "float32": "FLOAT", "float16": "FLOAT16", "float64": "DOUBLE", "bfloat16": "BFLOAT16",
+    "int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64",
+    "uint8": "UINT8", "uint16": "UINT16", "uint32": "UINT32", "uint64": "UINT64",
+}
+
+
+def onnx_specs():
+    """[(spec, OpStandard)] for every spec with an ``onnx`` block."""
+    from specgen.spec.loader import load_all
+
+    return [(spec, spec.standards["onnx"]) for spec in load_all().values() if "onnx" in spec.standards]
+
+
+def _attr_value(v):
+    if isinstance(v, float):
+        return float(np.float32(v))  # ONNX float attributes are float32
+    return v
+
+
+def build_model(operator: str, domain: str | None, opset: int, in_names, out_names, dtypes: dict[str, str],
+                attributes: dict, shapes: dict | None = None):
+    """A ModelProto with one node. ``dtypes``/``shapes`` by the standard's tensor names; shapes None:
+    dynamic (one model serves every shape)."""
+    from onnx import TensorProto, helper
+
+    def vi(name):
+        elem = getattr(TensorProto, DTYPE_TO_ONNX[dtypes[name]])
+        shape = None if shapes is None else list(shapes[name])
+        return helper.make_tensor_value_info(name, elem, shape)
+
+    node = helper.make_node(operator, list(in_names), list(out_names),
+                            **{k: _attr_value(v) for k, v in sorted(attributes.items())})
+    graph = helper.make_graph([node], f"specgen_{operator}", [vi(n) for n in in_names], [vi(n) for n in out_names])
+    dom = "" if domain in (None, "ai.onnx") else domain
+    opsets = [helper.make_opsetid(dom, int(opset))]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="specgen")
+    try:
+        model.ir_version = helper.find_min_ir_version_for(opsets)
+    except Exception:  # pragma: no cover - very old onnx
+        pass
+    return model
+
+
+def model_for_call(call, concrete: bool = False):
+    """The one-node model of a Call (standard names, given attributes only)."""
+    std = call.spec.standards[call.standard]
+    names = call.std_tensors
+    in_names = [names[n] for n in call.inputs]
+    out_names = [names[n] for n in call.outputs]
+    dtypes = {names[n]: _dtype_of(a) for n, a in call.inputs.items()}
+    dtypes.update({names[n]: info.dtype for n, info in call.outputs.items()})
+    shapes = None
+    if concrete:
+        shapes = {names[n]: list(a.shape) for n, a in call.inputs.items()}
+        shapes.update({names[n]: list(info.shape) for n, info in call.outputs.items()})
+    return build_model(std.operator, std.domain, int(call.version), in_names, out_names, dtypes,
+                       call.std_attributes(given_only=True), shapes), in_names, out_names
+
+
+def _dtype_of(arr) -> str:
+    from specgen.dtypes import by_numpy
+
+    return by_numpy(arr.dtype).name
+
+
+def check_model_strict(model) -> str | None:
+    """None when the model is valid for ONNX (full check with strict shape inference), else why."""
+    import onnx
+
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()
+        return f"{type(exc).__name__}: {first[0] if first else ''}"
+    return None
+
+
+def sample_input(dtype: str) -> np.ndarray:
+    from specgen.dtypes import get
+
+    return np.array([[-1, 0, 1], [2, 3, 4]]).astype(get(dtype).numpy)

@@ -1,0 +1,118 @@
+"""The ``onnxruntime`` adapter: one-node ONNX models at the opset of each version, run on
+onnxruntime's CPUExecutionProvider.
+
+Claims are what onnxruntime actually implements: at load, each (op, opset, dtype) the spec lists
+is tried once on a tiny input; combinations that do not build or run are left unclaimed, and their
+error (NOT_IMPLEMENTED, INVALID_GRAPH, ...) is the reason shown next to those unsupported cases.
+Sessions are cached per (op, opset, dtype, attributes) with dynamic shapes. Must-reject cases are
+answered by ONNX's own strict checker, then by onnxruntime building a session for the exact shapes.
+"""
+from __future__ import annotations
+
+from specgen.adapters.base import Adapter, Claim, Rejected, Unsupported
+from specgen.adapters.onnx_common import check_model_strict, model_for_call, onnx_specs, sample_input
+
+
+def _ort_error(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:240]}"
+
+
+class OnnxRuntimeAdapter(Adapter):
+    description = "onnxruntime CPUExecutionProvider, one-node ONNX models per opset"
+    requires = ("onnxruntime", "onnx")
+    extra = "onnxruntime"
+
+    def __init__(self):
+        import onnxruntime as ort
+
+        self._ort = ort
+        self._sessions: dict = {}
+        self._unclaimed: dict[tuple, str] = {}
+        self._claims: list[Claim] | None = None
+
+    def backend_version(self) -> str:
+        import onnx
+
+        return f"onnxruntime {self._ort.__version__} (CPUExecutionProvider), onnx {onnx.__version__}"
+
+    def _options(self):
+        so = self._ort.SessionOptions()
+        so.log_severity_level = 3  # errors only: opset < 7 models warn on every load
+        so.intra_op_num_threads = 1
+        so.inter_op_num_threads = 1
+        return so
+
+    def _session(self, model):
+        return self._ort.InferenceSession(model.SerializeToString(), sess_options=self._options(),
+                                          providers=["CPUExecutionProvider"])
+
+    # -- claims ---------------------------------------------------------------------------
+    def claims(self):
+        if self._claims is not None:
+            return self._claims
+        from specgen.adapters.onnx_common import build_model
+
+        claims: list[Claim] = []
+        for spec, std in onnx_specs():
+            x_name = std.tensors[spec.inputs[0].name].name
+            y_name = std.tensors[spec.outputs[0].name].name
+            for v in std.versions:
+                works = []
+                for dtype in v.dtypes():
+                    model = build_model(std.operator, std.domain, int(v.version), [x_name], [y_name],
+                                        {x_name: dtype, y_name: dtype}, {})
+                    try:
+                        sess = self._session(model)
+                        out = sess.run(None, {x_name: sample_input(dtype)})[0]
+                        if str(out.dtype) != str(sample_input(dtype).dtype):
+                            raise TypeError(f"returned {out.dtype}")
+                        works.append(dtype)
+                    except Exception as exc:
+                        self._unclaimed[(spec.id, "onnx", v.version, dtype)] = f"onnxruntime: {_ort_error(exc)}"
+                if works:
+                    claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
+                                        strided=True, rejects=True,
+                                        note="strided inputs are copied to contiguous by the adapter"))
+        self._claims = claims
+        return claims
+
+    def why_unclaimed(self, op, standard, version, dtype):
+        return self._unclaimed.get((op, standard, str(version), dtype))
+
+    # -- running --------------------------------------------------------------------------
+    def _cached(self, call):
+        key = (call.op, call.version, call.dtype, tuple(sorted((k, repr(v)) for k, v in call.std_attributes(True).items())))
+        hit = self._sessions.get(key)
+        if hit is None:
+            model, in_names, out_names = model_for_call(call)
+            try:
+                sess = self._session(model)
+            except Exception as exc:
+                text = _ort_error(exc)
+                if "NOT_IMPLEMENTED" in text:
+                    raise Unsupported(text) from exc
+                raise Rejected(text) from exc
+            hit = self._sessions[key] = (sess, in_names, out_names)
+        return hit
+
+    def run(self, call):
+        import numpy as np
+
+        sess, in_names, out_names = self._cached(call)
+        feeds = {std: np.ascontiguousarray(call.inputs[n]) for std, n in zip(in_names, call.inputs)}
+        results = sess.run(out_names, feeds)
+        return dict(zip(call.outputs, results))
+
+    def accepts(self, call):
+        model, _, _ = model_for_call(call, concrete=True)
+        if check_model_strict(model) is not None:
+            return False
+        try:
+            self._session(model)
+        except Exception:
+            return False
+        return None  # valid as far as a session goes: run it and see
+
+    def close(self):
+        self._sessions.clear()

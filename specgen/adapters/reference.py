@@ -1,0 +1,123 @@
+"""The ``reference`` adapter: the generated numpy reference code (generated/reference/<op>.py)
+and, for must-reject cases, the generated validation code (generated/validate/<op>.py).
+
+The generated modules are found through specgen.resources.generated_dir() and imported by path
+(they are data of the checkout, not a package). The adapter claims every (op, standard, version,
+dtype, rank) the specs list, in-place and strided calls included: the reference is pure numpy.
+"""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from pathlib import Path
+
+import numpy as np
+
+from specgen.adapters.base import Adapter, Claim, NotInstalled
+
+
+def _generated() -> Path:
+    try:
+        from specgen.resources import generated_dir
+
+        return generated_dir()
+    except (ImportError, FileNotFoundError):
+        from specgen.resources import repo_root
+
+        root = repo_root()
+        return (root / "generated") if root else Path("generated")
+
+
+def _import_path(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _entry(module, op: str, names):
+    for n in names:
+        fn = getattr(module, n, None)
+        if callable(fn):
+            return fn
+    raise AttributeError(f"{module.__file__} has none of {', '.join(names)}")
+
+
+def _call_with(fn, positional, keywords: dict):
+    params = inspect.signature(fn).parameters
+    var_kw = any(p.kind == p.VAR_KEYWORD for p in params.values())
+    kw = {k: v for k, v in keywords.items() if var_kw or k in params}
+    return fn(*positional, **kw)
+
+
+class ReferenceAdapter(Adapter):
+    description = "specgen's generated numpy reference (generated/reference) and validation (generated/validate)"
+
+    def __init__(self):
+        self.root = _generated()
+        ref = self.root / "reference"
+        if not ref.is_dir():
+            raise NotInstalled(f"{ref} does not exist: run `specgen generate` first")
+        self._modules: dict = {}
+
+    def _module(self, kind: str, op: str):
+        key = (kind, op)
+        if key not in self._modules:
+            path = self.root / kind / f"{op}.py"
+            if not path.is_file():
+                raise FileNotFoundError(f"{path} does not exist: run `specgen generate`")
+            self._modules[key] = _import_path(path, f"specgen_generated_{kind}_{op}")
+        return self._modules[key]
+
+    def claims(self):
+        from specgen.spec.loader import load_all
+
+        claims = []
+        for spec in load_all().values():
+            if not (self.root / "reference" / f"{spec.id}.py").is_file():
+                continue
+            for key, std in spec.standards.items():
+                for v in std.versions:
+                    claims.append(Claim(op=spec.id, standard=key, versions=(v.version,), dtypes=v.dtypes(),
+                                        in_place=True, strided=True,
+                                        rejects=(self.root / "validate" / f"{spec.id}.py").is_file()))
+        return claims
+
+    def run(self, call):
+        module = self._module("reference", call.op)
+        fn = _entry(module, call.op, (call.op, "reference", "compute", "run"))
+        kw = dict(call.attributes)
+        kw.setdefault("standard", call.standard)
+        kw.setdefault("version", call.version)
+        y = _call_with(fn, [call.inputs[n] for n in call.inputs], kw)
+        if isinstance(y, dict):
+            y = next(iter(y.values()))
+        y = np.asarray(y)
+        if call.in_place:
+            out = next(iter(call.out.values()))
+            out[...] = y
+            return None
+        return y
+
+    def accepts(self, call):
+        try:
+            module = self._module("validate", call.op)
+        except FileNotFoundError:
+            return None
+        fn = _entry(module, call.op, ("validate", f"validate_{call.op}", call.op))
+        tensors = {}
+        for name, arr in call.inputs.items():
+            tensors[name] = {"dtype": call.dtype if arr.dtype is None else _dtype_name(arr), "sizes": list(arr.shape),
+                             "strides": [s // arr.itemsize for s in arr.strides] if not arr.flags.c_contiguous else None}
+        for name, info in call.outputs.items():
+            tensors[name] = {"dtype": info.dtype, "sizes": list(info.shape), "strides": None}
+        violations = _call_with(fn, [call.standard, call.version, tensors, dict(call.attributes)], {})
+        return not violations
+
+
+def _dtype_name(arr) -> str:
+    from specgen.dtypes import by_numpy
+
+    return by_numpy(arr.dtype).name

@@ -1,0 +1,246 @@
+"""Adapter discovery: entry points of group ``specgen.adapters``, loaded lazily and verified.
+
+``discover()`` only reads package metadata (nothing is imported). ``load(name)`` imports one
+adapter and verifies it the way pluggy verifies hook implementations: the object must be an
+adapter class, have ``claims()`` and ``run(call)``, have its backend modules installed, construct,
+and return well-formed claims. Every problem is reported with the adapter's name and what is
+missing; a broken adapter never stops the others.
+
+``--adapter`` also takes ``module:Class`` directly (for adapters under development and for the
+subprocess worker of ``--isolate``).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from specgen.adapters.base import Adapter, Claim, NotInstalled
+
+GROUP = "specgen.adapters"
+
+# load statuses
+OK = "ok"
+NOT_INSTALLED = "not installed"  # the backend's modules are missing: skipped cleanly
+BROKEN = "broken"  # import or construction failed
+INCOMPLETE = "incomplete"  # missing methods or malformed claims
+
+
+class AdapterLoadError(Exception):
+    def __init__(self, name: str, status: str, problems: list[str], value: str = ""):
+        self.name = name
+        self.status = status
+        self.problems = list(problems)
+        self.value = value
+        where = f" ({value})" if value else ""
+        super().__init__(f"adapter {name!r}{where} is {status}: " + "; ".join(self.problems))
+
+
+@dataclass
+class AdapterEntry:
+    """One registered adapter, not yet imported."""
+
+    name: str
+    value: str  # "module:attr"
+    dist: str = ""  # the distribution that registers it
+
+    def load(self) -> "LoadedAdapter":
+        return load_object(self.name, self.value, self.dist)
+
+
+@dataclass
+class LoadedAdapter:
+    name: str
+    value: str
+    adapter: Adapter
+    claims: list[Claim]
+    dist: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def backend_version(self) -> str:
+        try:
+            return str(self.adapter.backend_version() or "")
+        except Exception as exc:  # a broken version() must not stop a run
+            return f"<backend_version() raised {type(exc).__name__}: {exc}>"
+
+
+def _entry_points():
+    eps = importlib.metadata.entry_points()
+    if hasattr(eps, "select"):
+        return list(eps.select(group=GROUP))
+    return list(eps.get(GROUP, []))  # pragma: no cover - Python < 3.10 API
+
+
+def discover() -> dict[str, AdapterEntry]:
+    """Registered adapters by name (sorted); reads metadata only."""
+    found: dict[str, AdapterEntry] = {}
+    for ep in _entry_points():
+        dist = getattr(getattr(ep, "dist", None), "name", "") or ""
+        if ep.name in found and found[ep.name].value != ep.value:
+            # two packages claim the same name: keep the first, the second is reported at load
+            found[ep.name].dist += f" (also registered by {dist or '?'} as {ep.value})"
+            continue
+        found[ep.name] = AdapterEntry(ep.name, ep.value, dist)
+    return dict(sorted(found.items()))
+
+
+def entry(name: str) -> AdapterEntry:
+    """The entry for ``name``: a registered adapter name, or ``module:Class``."""
+    entries = discover()
+    if name in entries:
+        return entries[name]
+    if ":" in name:
+        return AdapterEntry(name, name, "")
+    known = ", ".join(entries) or "none"
+    raise AdapterLoadError(name, "unknown", [f"no adapter of that name is installed (installed: {known})"])
+
+
+def load(name: str) -> LoadedAdapter:
+    return entry(name).load()
+
+
+def load_all(names: Iterable[str] | None = None) -> tuple[dict[str, LoadedAdapter], dict[str, AdapterLoadError]]:
+    """Load several adapters; returns (loaded, failures), one failure never stopping the rest."""
+    entries = discover()
+    ok: dict[str, LoadedAdapter] = {}
+    bad: dict[str, AdapterLoadError] = {}
+    for name in (names if names is not None else entries):
+        try:
+            ok[name] = (entries[name] if name in entries else entry(name)).load()
+        except AdapterLoadError as exc:
+            bad[name] = exc
+    return ok, bad
+
+
+def _import(value: str):
+    module_name, _, attr = value.partition(":")
+    module = importlib.import_module(module_name)
+    obj = module
+    for part in (attr.split(".") if attr else []):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _missing_modules(modules: Iterable[str]) -> list[str]:
+    missing = []
+    for mod in modules:
+        try:
+            if importlib.util.find_spec(mod) is None:
+                missing.append(mod)
+        except (ImportError, ValueError):
+            missing.append(mod)
+    return missing
+
+
+def verify_class(obj) -> list[str]:
+    """Problems with an adapter class (empty when it is complete)."""
+    if not inspect.isclass(obj):
+        return [f"entry point gives {type(obj).__name__} {obj!r}, not an adapter class"]
+    problems = []
+    for method, params in Adapter.REQUIRED_METHODS.items():
+        fn = getattr(obj, method, None)
+        if fn is None or not callable(fn):
+            problems.append(f"missing method {method}({', '.join(params)})")
+            continue
+        if fn is getattr(Adapter, method, None):
+            problems.append(f"does not implement {method}({', '.join(params)}) (only the base class stub)")
+            continue
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            continue
+        positional = [p for p in sig.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+        has_var = any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
+        required = [p for p in positional if p.default is p.empty]
+        if not has_var and len(positional) < len(params):
+            problems.append(f"{method}() must take argument(s) {', '.join(params)}; it takes ({', '.join(p.name for p in positional)})")
+        elif len(required) > len(params):
+            extra = [p.name for p in required[len(params):]]
+            problems.append(f"{method}() has extra required argument(s) {', '.join(extra)}")
+    accepts = getattr(obj, "accepts", None)
+    if accepts is not None and not callable(accepts):
+        problems.append("accepts is not callable")
+    return problems
+
+
+def verify_claims(name: str, claims) -> tuple[list[Claim], list[str], list[str]]:
+    """(claims, problems, warnings). Unknown ops/standards/dtypes are warnings: a backend may
+    claim operators specgen has no spec for yet."""
+    problems: list[str] = []
+    warnings: list[str] = []
+    try:
+        claims = list(claims)
+    except TypeError:
+        return [], [f"claims() returned {type(claims).__name__}, not a sequence of Claim"], []
+    good: list[Claim] = []
+    for i, claim in enumerate(claims):
+        if not isinstance(claim, Claim):
+            problems.append(f"claims()[{i}] is {type(claim).__name__}, not specgen.adapters.base.Claim")
+            continue
+        good.append(claim)
+    if not problems and not good:
+        warnings.append("claims nothing: every case will be unsupported")
+    try:
+        from specgen import dtypes as _dt
+        from specgen.spec.loader import load_all as _load_specs
+
+        specs = _load_specs()
+    except Exception:  # pragma: no cover - specs broken: lint reports that
+        return good, problems, warnings
+    for claim in good:
+        spec = specs.get(claim.op)
+        if spec is None:
+            warnings.append(f"claims op {claim.op!r}, which has no spec (known: {', '.join(specs)})")
+            continue
+        if claim.standard != "*" and claim.standard not in spec.standards:
+            warnings.append(f"claims {claim.op} for standard {claim.standard!r}, which the spec does not have")
+        for d in claim.dtypes:
+            if d not in _dt.DTYPES:
+                problems.append(f"claim for {claim.op} names unknown dtype {d!r}")
+        for attr in claim.attributes:
+            if attr not in spec.attribute_names:
+                problems.append(f"claim for {claim.op} limits attribute {attr!r}, which {spec.name} does not have "
+                                f"(attributes: {', '.join(spec.attribute_names) or 'none'})")
+    return good, problems, warnings
+
+
+def load_object(name: str, value: str, dist: str = "") -> LoadedAdapter:
+    try:
+        obj = _import(value)
+    except ModuleNotFoundError as exc:
+        raise AdapterLoadError(name, NOT_INSTALLED if exc.name and not value.startswith(exc.name) else BROKEN,
+                               [f"cannot import {value}: {exc}"], value) from exc
+    except Exception as exc:
+        raise AdapterLoadError(name, BROKEN, [f"importing {value} raised {type(exc).__name__}: {exc}"], value) from exc
+    problems = verify_class(obj)
+    if problems:
+        raise AdapterLoadError(name, INCOMPLETE, problems, value)
+    missing = _missing_modules(getattr(obj, "requires", ()) or ())
+    if missing:
+        extra = getattr(obj, "extra", None)
+        hint = f" (pip install 'specgen[{extra}]')" if extra else ""
+        raise AdapterLoadError(name, NOT_INSTALLED, [f"backend module(s) not installed: {', '.join(missing)}{hint}"], value)
+    try:
+        adapter = obj()
+    except NotInstalled as exc:
+        raise AdapterLoadError(name, NOT_INSTALLED, [str(exc)], value) from exc
+    except Exception as exc:
+        raise AdapterLoadError(name, BROKEN, [f"constructing {obj.__name__}() raised {type(exc).__name__}: {exc}"], value) from exc
+    try:
+        if not getattr(adapter, "name", ""):
+            adapter.name = name
+    except Exception:  # pragma: no cover - read-only attribute
+        pass
+    try:
+        raw = adapter.claims()
+    except Exception as exc:
+        raise AdapterLoadError(name, BROKEN, [f"claims() raised {type(exc).__name__}: {exc}"], value) from exc
+    claims, problems, warnings = verify_claims(name, raw)
+    if problems:
+        raise AdapterLoadError(name, INCOMPLETE, problems, value)
+    return LoadedAdapter(name, value, adapter, claims, dist, warnings)

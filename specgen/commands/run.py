@@ -1,0 +1,109 @@
+"""``specgen run --adapter NAME [filters] [reports] [--baseline F]``: the conformance run and CI gate.
+
+Exit codes (docs/runner.md): 0 no new failures; 1 new failures (or xpass with --strict);
+2 usage or configuration error (bad option, unreadable corpus or baseline); 3 the adapter could
+not be loaded (unknown, not installed, broken, incomplete); 4 the filters selected no case.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from specgen.runner import EXIT_ADAPTER, EXIT_NO_CASES, EXIT_USAGE
+
+
+def _split(values) -> tuple[str, ...]:
+    out: list[str] = []
+    for v in values or ():
+        out.extend(p.strip() for p in v.split(",") if p.strip())
+    return tuple(out)
+
+
+def _write(path: str, text: str) -> None:
+    p = Path(path)
+    if p.parent and not p.parent.exists():
+        p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+
+
+@click.command("run")
+@click.option("--adapter", "adapter_name", required=True, help="Adapter name (see `specgen adapters`) or module:Class.")
+@click.option("--op", multiple=True, help="Operator id(s) (hard_sigmoid); repeat or comma-separate.")
+@click.option("--standard", multiple=True, help="Standard key(s): onnx, directml, onednn.")
+@click.option("--version", "versions", multiple=True, help="Version / feature level / opset (glob allowed).")
+@click.option("--dtype", multiple=True, help="Tensor dtype(s).")
+@click.option("--case", "case_globs", multiple=True, help="Case-id glob(s), e.g. 'shrink/onnx-9/float32/*'.")
+@click.option("--kind", type=click.Choice(["positive", "negative"]), multiple=True, help="Only positive or must-reject cases.")
+@click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
+@click.option("--isolate", is_flag=True, help="Run each case in a subprocess (crashes and hangs become errors).")
+@click.option("--timeout", type=float, default=None, help="Per-case timeout in seconds (implies --isolate; default 60 there).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the JSON report (every case).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Write JUnit XML.")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Write a Markdown report.")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="Known failures (YAML) -> xfail.")
+@click.option("--strict", is_flag=True, help="Known failures that now pass (xpass) fail the run.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), help="Write a baseline listing this run's failures.")
+@click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
+@click.option("--no-probe", is_flag=True, help="Do not probe unclaimed dtypes.")
+@click.option("--quiet", "-q", is_flag=True, help="Only the counts line and failures.")
+def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, isolate, timeout, json_path,
+        junit_path, markdown_path, baseline_path, strict, write_baseline, progress, no_probe, quiet):
+    """Run the vector corpus through an adapter and judge every case."""
+    from specgen.adapters.registry import AdapterLoadError, load
+    from specgen.reports import json_report, junit, markdown, terminal
+    from specgen.runner.baseline import Baseline, BaselineError, from_results
+    from specgen.runner.cases import CorpusError, Filters, load_cases, select
+    from specgen.runner.core import Runner, progress_printer
+    from specgen.spec.loader import load_all
+
+    if timeout is not None and timeout <= 0:
+        click.echo("run: --timeout must be positive", err=True)
+        raise SystemExit(EXIT_USAGE)
+    specs = load_all()
+    filters = Filters(ops=_split(op), standards=_split(standard), versions=_split(versions), dtypes=_split(dtype),
+                      cases=tuple(case_globs), kinds=tuple(kind))
+    unknown = [o for o in filters.ops if o not in specs]
+    if unknown:
+        click.echo(f"run: unknown op(s) {', '.join(unknown)}; known: {', '.join(specs)}", err=True)
+        raise SystemExit(EXIT_USAGE)
+    known_std = {s for spec in specs.values() for s in spec.standards}
+    bad_std = [s for s in filters.standards if s not in known_std]
+    if bad_std:
+        click.echo(f"run: unknown standard(s) {', '.join(bad_std)}; known: {', '.join(sorted(known_std))}", err=True)
+        raise SystemExit(EXIT_USAGE)
+    baseline = None
+    if baseline_path:
+        try:
+            baseline = Baseline.load(baseline_path)
+        except BaselineError as exc:
+            click.echo(f"run: {exc}", err=True)
+            raise SystemExit(EXIT_USAGE)
+    try:
+        loaded = load(adapter_name)
+    except AdapterLoadError as exc:
+        click.echo(f"run: {exc}", err=True)
+        raise SystemExit(EXIT_ADAPTER)
+    try:
+        cases = select(load_cases(corpus), filters)
+    except CorpusError as exc:
+        click.echo(f"run: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE)
+    if not cases:
+        click.echo(f"run: no case matches ({filters.describe()})", err=True)
+        raise SystemExit(EXIT_NO_CASES)
+    show = progress if progress is not None else sys.stderr.isatty()
+    runner = Runner(loaded, specs, isolate=isolate, timeout=timeout, corpus=corpus,
+                    progress=progress_printer() if show else None, probe=not no_probe)
+    result = runner.run(cases, baseline=baseline, strict=strict, filters=filters.describe())
+    text = terminal.render(result)
+    if quiet:
+        text = "\n".join(line for line in text.splitlines() if not line.startswith(("  ", "op ", "--")) or "why:" in line or "re-run" in line)
+    click.echo(text)
+    for path, mod in ((json_path, json_report), (junit_path, junit), (markdown_path, markdown)):
+        if path:
+            _write(path, mod.render(result))
+    if write_baseline:
+        _write(write_baseline, from_results(result.results, loaded.name))
+    raise SystemExit(result.exit_code())

@@ -1,0 +1,159 @@
+"""pytest plugin (entry point ``pytest11``): ``pytest --specgen-adapter NAME`` collects the vector
+corpus cases as pytest items named by case id, run through the same runner core as ``specgen run``.
+
+So backend teams get -k, -x, xdist (-n) and --junitxml from pytest itself::
+
+    pytest -p no:cacheprovider --specgen-adapter onnxruntime --specgen-op shrink -k float16 -n 2
+
+Without ``--specgen-adapter`` the plugin does nothing (no import of specgen's runner, no items).
+Verdicts map to pytest outcomes: pass -> passed, fail/error -> failed (the message is the runner's
+failure report with the re-run command), unsupported -> skipped, baseline entries -> xfail markers
+(a known failure that passes is XPASS; strict with --specgen-strict).
+"""
+from __future__ import annotations
+
+import pytest
+
+_RUNNER_KEY = "_specgen_runner"
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("specgen", "specgen conformance cases (specgen run as pytest items)")
+    group.addoption("--specgen-adapter", default=None, metavar="NAME",
+                    help="collect the vector corpus cases for this adapter (name or module:Class)")
+    group.addoption("--specgen-corpus", default=None, metavar="DIR", help="corpus directory (default generated/vectors)")
+    for opt, what in (("op", "operator id"), ("standard", "standard key"), ("version", "version glob"),
+                      ("dtype", "dtype"), ("case", "case-id glob")):
+        group.addoption(f"--specgen-{opt}", action="append", default=[], metavar=opt.upper(),
+                        help=f"only cases with this {what} (repeatable, comma-separated)")
+    group.addoption("--specgen-baseline", default=None, metavar="FILE", help="known failures (YAML) become xfail")
+    group.addoption("--specgen-strict", action="store_true", default=False, help="XPASS of a baseline entry fails")
+    group.addoption("--specgen-isolate", action="store_true", default=False,
+                    help="run each case in a subprocess (crashes and hangs become failures)")
+    group.addoption("--specgen-timeout", type=float, default=None, metavar="S", help="per-case timeout (implies isolate)")
+
+
+def _split(values):
+    out = []
+    for v in values or ():
+        out.extend(p.strip() for p in v.split(",") if p.strip())
+    return tuple(out)
+
+
+class SpecgenError(Exception):
+    """A case that failed or errored; the message is the runner's report."""
+
+
+class SpecgenCaseItem(pytest.Item):
+    def __init__(self, *, case, runner_box, baseline_entry=None, **kw):
+        super().__init__(**kw)
+        self.case = case
+        self._box = runner_box
+        self.result = None
+        self.user_properties.append(("specgen_case", case.id))
+        if baseline_entry is not None:
+            strict = self.config.getoption("--specgen-strict")
+            self.add_marker(pytest.mark.xfail(reason=f"baseline: {baseline_entry.reason}", strict=strict))
+
+    def runtest(self):
+        from specgen.reports.common import failure_lines
+        from specgen.runner.core import ERROR, FAIL, UNSUPPORTED
+
+        runner = self._box.get(self.config)
+        result = self.result = runner.run_case(self.case)
+        self.user_properties.append(("specgen_verdict", result.verdict))
+        if result.verdict == UNSUPPORTED:
+            pytest.skip(f"unsupported: {result.reason}")
+        if result.verdict in (FAIL, ERROR):
+            raise SpecgenError("\n".join(failure_lines(result)))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, SpecgenError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return ("specgen", None, f"specgen case {self.case.id}")
+
+
+class SpecgenCollector(pytest.Collector):
+    def __init__(self, *, cases, runner_box, baseline, **kw):
+        super().__init__(**kw)
+        self._cases = cases
+        self._box = runner_box
+        self._baseline = baseline
+
+    def collect(self):
+        for case in self._cases:
+            entry = self._baseline.find(case.id) if self._baseline is not None else None
+            yield SpecgenCaseItem.from_parent(self, name=case.id, case=case, runner_box=self._box,
+                                              baseline_entry=entry)
+
+
+class _RunnerBox:
+    """The runner is made on first use (so collection alone loads no backend)."""
+
+    def __init__(self, loaded, specs):
+        self.loaded = loaded
+        self.specs = specs
+        self.runner = None
+
+    def get(self, config):
+        if self.runner is None:
+            from specgen.runner.core import Runner
+
+            self.runner = Runner(self.loaded, self.specs, isolate=config.getoption("--specgen-isolate"),
+                                 timeout=config.getoption("--specgen-timeout"),
+                                 corpus=config.getoption("--specgen-corpus"), probe=False)
+        return self.runner
+
+    def close(self):
+        if self.runner is not None:
+            self.runner.close()
+
+
+def _usage(msg: str):
+    raise pytest.UsageError(f"specgen: {msg}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    name = config.getoption("--specgen-adapter", default=None)
+    if not name:
+        return
+    from specgen.adapters.registry import AdapterLoadError, load
+    from specgen.runner.baseline import Baseline, BaselineError
+    from specgen.runner.cases import CorpusError, Filters, load_cases, select
+    from specgen.spec.loader import load_all
+
+    try:
+        loaded = load(name)
+    except AdapterLoadError as exc:
+        _usage(str(exc))
+    baseline = None
+    path = config.getoption("--specgen-baseline")
+    if path:
+        try:
+            baseline = Baseline.load(path)
+        except BaselineError as exc:
+            _usage(str(exc))
+    filters = Filters(ops=_split(config.getoption("--specgen-op")), standards=_split(config.getoption("--specgen-standard")),
+                      versions=_split(config.getoption("--specgen-version")), dtypes=_split(config.getoption("--specgen-dtype")),
+                      cases=tuple(config.getoption("--specgen-case")))
+    cases = getattr(config, "_specgen_cases", None)  # tests may inject in-memory cases
+    try:
+        cases = select(cases if cases is not None else load_cases(config.getoption("--specgen-corpus")), filters)
+    except CorpusError as exc:
+        _usage(str(exc))
+    box = _RunnerBox(loaded, load_all())
+    setattr(config, _RUNNER_KEY, box)
+    collector = SpecgenCollector.from_parent(session, name=f"specgen[{name}]", cases=cases, runner_box=box,
+                                             baseline=baseline)
+    new = list(collector.collect())
+    items.extend(new)
+
+
+def pytest_unconfigure(config):
+    box = getattr(config, _RUNNER_KEY, None)
+    if box is not None:
+        box.close()

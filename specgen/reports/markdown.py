@@ -1,0 +1,84 @@
+"""Markdown for a pull-request comment (and the committed example report)."""
+from __future__ import annotations
+
+from specgen.reports.common import COLUMNS, failing, failure_lines, summary_rows, unsupported_groups
+
+
+def _esc(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render(run, max_failures: int = 200, title: str | None = None) -> str:
+    counts = run.counts()
+    code = run.exit_code()
+    out = [f"## {title or f'specgen conformance: {run.adapter}'}", ""]
+    status = "passed" if code == 0 else "FAILED"
+    out.append(f"**{status}** (exit {code}): " + ", ".join(f"{counts[v]} {v}" for v in COLUMNS if counts[v] or v in ("pass", "fail")))
+    meta = [f"adapter `{run.adapter}`"]
+    if run.backend_version:
+        meta.append(f"backend {run.backend_version}")
+    if run.filters:
+        meta.append(f"filters: {run.filters}")
+    if run.baseline_file:
+        meta.append(f"baseline `{run.baseline_file}`")
+    out.append("; ".join(meta))
+    out.append("")
+    out.append("| op | standard | dtype | " + " | ".join(COLUMNS) + " |")
+    out.append("|---|---|---|" + "---:|" * len(COLUMNS))
+    for g, c in summary_rows(run):
+        out.append(f"| {g[0]} | {g[1]} | {g[2]} | " + " | ".join(str(c[v]) if c[v] else "" for v in COLUMNS) + " |")
+    fails = failing(run)
+    out.append("")
+    out.append(f"### Failures ({len(fails)})")
+    out.append("")
+    if not fails:
+        out.append("None.")
+    for r in fails[:max_failures]:
+        lines = failure_lines(r)
+        out.append(f"<details><summary><code>{lines[0]}</code>: {_esc(r.reason)[:200]}</summary>")
+        out.append("")
+        out.append("```")
+        out.extend(line.strip() for line in lines[1:])
+        out.append("```")
+        out.append("</details>")
+    if len(fails) > max_failures:
+        out.append(f"... and {len(fails) - max_failures} more")
+    xf = [r for r in run.results if r.verdict == "xfail"]
+    if xf:
+        out.append("")
+        out.append(f"### Known failures (xfail: {len(xf)})")
+        out.append("")
+        by_reason: dict[str, int] = {}
+        for r in xf:
+            by_reason[r.baseline] = by_reason.get(r.baseline, 0) + 1
+        for reason, n in by_reason.items():
+            out.append(f"- {n} case(s): {_esc(reason)}")
+    if run.xpasses:
+        out.append("")
+        out.append(f"### Known failures that now pass (xpass: {len(run.xpasses)})")
+        out.append("")
+        for r in run.xpasses[:max_failures]:
+            out.append(f"- `{r.case_id}` (baseline: {_esc(r.baseline)})")
+    if run.baseline_unmatched:
+        out.append("")
+        out.append("### Baseline entries that matched no case")
+        out.append("")
+        for e in run.baseline_unmatched:
+            out.append(f"- `{e['case']}`: {_esc(e['reason'])}")
+    uns = unsupported_groups(run)
+    if uns:
+        probes = {(p.op, f"{p.standard}-{p.version}", p.dtype): p for p in run.probes}
+        out.append("")
+        out.append("### Unsupported (outside the adapter's claim)")
+        out.append("")
+        out.append("| op | standard | dtype | cases | why | probe |")
+        out.append("|---|---|---|---:|---|---|")
+        for g, (n, why) in uns.items():
+            p = probes.get(g)
+            probe = f"{p.outcome}: {_esc(p.message)[:160]}" if p else ""
+            out.append(f"| {g[0]} | {g[1]} | {g[2]} | {n} | {_esc(why)} | {probe} |")
+    if run.warnings:
+        out.append("")
+        for w in run.warnings:
+            out.append(f"- warning: {_esc(w)}")
+    return "\n".join(out) + "\n"
