@@ -1,0 +1,33 @@
+"""--isolate: crashes and hangs in a subprocess become errors; the run goes on."""
+from __future__ import annotations
+
+import pytest
+
+import fake_adapters as fa
+from fake_adapters.cases import case
+from specgen.adapters.registry import load_object
+from specgen.runner.core import ERROR, PASS, Runner
+from specgen.spec.loader import load_all
+
+try:
+    from specgen.numerics.compare import compare as COMPARE
+except ImportError:  # pragma: no cover
+    from fake_adapters.stub_compare import compare as COMPARE
+
+SPECS = load_all()
+
+
+def test_isolated_hang_times_out_and_segfault_is_reported_and_the_run_goes_on(monkeypatch):
+    monkeypatch.setenv("SPECGEN_FAKE_HANG_OK", "1")
+    monkeypatch.setenv("SPECGEN_FAKE_SEGFAULT_OK", "1")
+    cases = [case("hard_sigmoid", name="ok-before"),
+             case("hard_sigmoid", dtype="float16", name="hangs"),
+             case("hard_sigmoid", attributes={"alpha": 0.5, "beta": 0.5}, name="segfaults"),
+             case("hard_sigmoid", name="ok-after", seed=1)]
+    loaded = load_object("hang", "fake_adapters:HangsOrCrashes")
+    run = Runner(loaded, SPECS, compare=COMPARE, isolate=True, timeout=1.5).run(cases)
+    got = {r.case_id.split("/")[-1]: r for r in run.results}
+    assert got["ok-before"].verdict == PASS and got["ok-after"].verdict == PASS
+    assert got["hangs"].verdict == ERROR and got["hangs"].reason.startswith("timed out after 1.5 s")
+    assert got["segfaults"].verdict == ERROR and "signal 11" in got["segfaults"].reason
+    assert got["hangs"].rerun.endswith("--isolate")
