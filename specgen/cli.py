@@ -11,6 +11,7 @@ from specgen import __version__
 # command never breaks the others.
 COMMANDS = {
     "lint": ("specgen.commands.lint", "lint"),
+    "generate": ("specgen.commands.generate", "generate"),
     "run": ("specgen.commands.run", "run"),
     "adapters": ("specgen.commands.adapters", "adapters"),
 }

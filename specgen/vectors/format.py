@@ -169,9 +169,12 @@ def load_corpus(directory: str | Path | None = None) -> Corpus:
 
 def dump_manifest(cases: list[dict], extra: dict | None = None) -> str:
     """The manifest text: sorted keys, cases sorted by id, no timestamps, one trailing newline."""
-    doc = {"format": FORMAT, "generated_by": GENERATED_BY, "cases": sorted(cases, key=lambda c: c["id"])}
-    doc.update(extra or {})
-    return json.dumps(doc, sort_keys=True, indent=1, allow_nan=False) + "\n"
+    head = {"format": FORMAT, "generated_by": GENERATED_BY}
+    head.update(extra or {})
+    lines = [json.dumps(c, sort_keys=True, allow_nan=False) for c in sorted(cases, key=lambda c: c["id"])]
+    # one case per line: small, and a regenerated corpus diffs case by case
+    fields = ",\n".join(f" {json.dumps(k)}: {json.dumps(head[k], sort_keys=True)}" for k in sorted(head))
+    return "{\n" + fields + ',\n "cases": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
 
 
 class CorpusWriter:

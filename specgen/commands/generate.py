@@ -1,0 +1,70 @@
+"""``specgen generate [--out DIR] [--check] [--exhaustive]``: write generated/ from the specs."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import click
+
+from specgen.errors import SpecError
+from specgen.resources import repo_root
+
+
+def _default_out() -> Path:
+    root = repo_root()
+    if root is None:
+        raise click.UsageError("not in a specgen checkout: say where to write with --out DIR")
+    return root / "generated"
+
+
+def run_check(out: Path, specs_dir, exhaustive: bool = False) -> tuple[int, list[str]]:
+    """(exit code, lines): 0 when ``out`` equals a fresh generation, else 1 with what differs."""
+    from specgen.generate.tree import build, diff_trees
+    tmp = Path(tempfile.mkdtemp(prefix="specgen-check-"))
+    try:
+        build(tmp / "generated", specs_dir, exhaustive=False)
+        diff = diff_trees(tmp / "generated", out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    total = sum(len(v) for v in diff.values())
+    if not total:
+        return 0, [f"generate --check: {out} is up to date"]
+    lines = [f"generate --check: {out} is stale: {len(diff['changed'])} changed, {len(diff['added'])} missing, "
+             f"{len(diff['removed'])} not generated any more (run `specgen generate`)"]
+    for kind, word in (("changed", "changed"), ("added", "missing"), ("removed", "extra")):
+        for path in diff[kind][:10]:
+            lines.append(f"  {word}: {path}")
+        if len(diff[kind]) > 10:
+            lines.append(f"  ... and {len(diff[kind]) - 10} more {word}")
+    return 1, lines
+
+
+@click.command("generate")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
+              help="directory to write (default: generated/ of the checkout)")
+@click.option("--specs", "specs_dir", type=click.Path(exists=True, file_okay=False), default=None,
+              help="spec directory (default: the bundled specs/)")
+@click.option("--check", is_flag=True, help="regenerate to a temporary place; exit 1 if the output is stale")
+@click.option("--exhaustive", is_flag=True, help="also write exhaustive/: every value of each 16-bit float dtype")
+def generate(out, specs_dir, check, exhaustive):
+    """Write reference code, validation code and golden vectors from the specs."""
+    from specgen.generate.tree import generate_into
+    target = Path(out) if out else _default_out()
+    try:
+        if check:
+            code, lines = run_check(target, specs_dir, exhaustive)
+            for line in lines:
+                click.echo(line, err=code != 0)
+            raise SystemExit(code)
+        stats = generate_into(target, specs_dir, exhaustive=exhaustive)
+    except SpecError as exc:
+        for p in exc.problems:
+            click.echo(str(p), err=True)
+        click.echo(f"generate: {len(exc.problems)} problem(s) in the specs; {target} left as it was", err=True)
+        raise SystemExit(1)
+    click.echo(f"generate: wrote {target}: {stats.positive} positive and {stats.negative} negative cases, "
+               f"{stats.elements} elements ({stats.proven_float64} proven in float64, {stats.exact} exact, "
+               f"{stats.special} special)" + (", exhaustive/ included" if exhaustive else ""))
+    if stats.unsolved:
+        click.echo("generate: breakpoints not solved (not affine in the input): " + "; ".join(stats.unsolved), err=True)

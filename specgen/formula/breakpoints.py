@@ -1,0 +1,202 @@
+"""Breakpoints of a piecewise formula: the input values where a branch switches or a branch value
+changes sign, solved exactly from the parsed formula (never from hand-kept lists).
+
+Every piecewise construct contributes equations ``lhs - rhs = 0``:
+  min/max(a, b, ...)  a = b for each pair         clamp(v, lo, hi)  v = lo, v = hi
+  where(c, a, b)      each comparison of c: l = r, and a = 0, b = 0 (sign changes of the results)
+  abs(e), sign(e)     e = 0
+Nested piecewise parts are expanded into their branches (min(u, 1) is either u or 1), each branch
+equation that is affine in the input is solved exactly in rationals, and a root is kept only if
+the original (unexpanded) equation really is zero there. HardSigmoid max(0, min(alpha*x+beta, 1))
+gives alpha*x+beta = 1 and alpha*x+beta = 0; Shrink gives x = ±threshold and x = ±bias.
+Equations that are not affine in the input are reported in ``Analysis.unsolved``.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Mapping
+
+from specgen.formula import nodes as n
+
+MAX_BRANCHES = 64
+_PROBES = (Fraction(0), Fraction(1), Fraction(2), Fraction(-7, 3), Fraction(1000))
+
+
+class NotRational(Exception):
+    """The formula uses a function with no exact rational value (exp, log, ...)."""
+
+
+def evaluate_exact(node: n.Node, env: Mapping[str, Fraction]):
+    """Exact value of a rational formula (Fractions; comparisons give bools). Raises NotRational for
+    transcendental functions and ZeroDivisionError for division by zero."""
+    if isinstance(node, n.Num):
+        return node.exact
+    if isinstance(node, n.Var):
+        return env[node.name]
+    if isinstance(node, n.Const):
+        raise NotRational(node.name)
+    if isinstance(node, n.Unary):
+        v = evaluate_exact(node.operand, env)
+        return -v if node.op == "-" else v
+    if isinstance(node, n.Binary):
+        a, b = evaluate_exact(node.left, env), evaluate_exact(node.right, env)
+        if node.op == "+":
+            return a + b
+        if node.op == "-":
+            return a - b
+        if node.op == "*":
+            return a * b
+        return a / b
+    if isinstance(node, n.Compare):
+        a, b = evaluate_exact(node.left, env), evaluate_exact(node.right, env)
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[node.op]
+    if isinstance(node, n.Logical):
+        vals = [evaluate_exact(o, env) for o in node.operands]
+        return all(vals) if node.op == "and" else any(vals)
+    if isinstance(node, n.Not):
+        return not evaluate_exact(node.operand, env)
+    if isinstance(node, n.Call):
+        f = node.func
+        if f == "where":
+            return evaluate_exact(node.args[1] if evaluate_exact(node.args[0], env) else node.args[2], env)
+        args = [evaluate_exact(a, env) for a in node.args]
+        if f == "min":
+            return min(args)
+        if f == "max":
+            return max(args)
+        if f == "abs":
+            return abs(args[0])
+        if f == "clamp":
+            return min(max(args[0], args[1]), args[2])
+        if f == "sign":
+            return Fraction((args[0] > 0) - (args[0] < 0))
+        raise NotRational(f)
+    raise TypeError(f"not a formula node: {node!r}")
+
+
+def is_rational(node: n.Node) -> bool:
+    return not any(isinstance(x, n.Const) or (isinstance(x, n.Call) and x.func not in _RATIONAL_CALLS)
+                   for x in n.walk(node))
+
+
+_RATIONAL_CALLS = {"min", "max", "abs", "clamp", "where", "sign"}
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    value: Fraction  # the input value where the equation holds
+    equation: str  # e.g. "alpha * x + beta = 1"
+    kind: str  # "switch" (a branch changes) | "zero" (a branch value changes sign)
+
+
+@dataclass
+class Analysis:
+    variable: str
+    breakpoints: list[Breakpoint] = field(default_factory=list)
+    unsolved: list[str] = field(default_factory=list)
+
+    @property
+    def values(self) -> list[Fraction]:
+        return sorted({b.value for b in self.breakpoints})
+
+
+def _text(node: n.Node) -> str:
+    from specgen.formula.numpy_eval import to_numpy_source  # plain spelling for labels
+    return (to_numpy_source(node).replace("np.minimum", "min").replace("np.maximum", "max")
+            .replace("np.abs", "abs").replace("np.where", "where"))
+
+
+def equations(node: n.Node) -> list[tuple[n.Node, n.Node, str]]:
+    """(lhs, rhs, kind) for every switching point of every piecewise construct, outermost first."""
+    out: list[tuple[n.Node, n.Node, str]] = []
+    for sub in n.walk(node):
+        if isinstance(sub, n.Call):
+            a = sub.args
+            if sub.func in ("min", "max"):
+                out.extend((x, y, "switch") for x, y in itertools.combinations(a, 2))
+            elif sub.func == "clamp":
+                out.extend([(a[0], a[1], "switch"), (a[0], a[2], "switch")])
+            elif sub.func == "where":
+                out.extend((c.left, c.right, "switch") for c in n.walk(a[0]) if isinstance(c, n.Compare))
+                out.extend((v, n.Num("0"), "zero") for v in a[1:] if not isinstance(v, (n.Num, n.Const)))
+            elif sub.func in ("abs", "sign"):
+                out.append((a[0], n.Num("0"), "zero" if sub.func == "abs" else "switch"))
+    seen, unique = set(), []
+    for lhs, rhs, kind in out:
+        if (lhs, rhs) not in seen:
+            seen.add((lhs, rhs))
+            unique.append((lhs, rhs, kind))
+    return unique
+
+
+def branches(node: n.Node) -> list[n.Node]:
+    """Piecewise-free versions of ``node``: each way its min/max/where/abs/clamp can resolve."""
+    if isinstance(node, n.Call) and node.func in ("min", "max"):
+        return _cap([b for a in node.args for b in branches(a)])
+    if isinstance(node, n.Call) and node.func == "clamp":
+        return _cap([b for a in node.args for b in branches(a)])
+    if isinstance(node, n.Call) and node.func == "where":
+        return _cap(branches(node.args[1]) + branches(node.args[2]))
+    if isinstance(node, n.Call) and node.func == "abs":
+        inner = branches(node.args[0])
+        return _cap(inner + [n.Unary("-", b) for b in inner])
+    if isinstance(node, n.Unary):
+        return [n.Unary(node.op, b) for b in branches(node.operand)]
+    if isinstance(node, n.Binary):
+        return _cap([n.Binary(node.op, l, r) for l in branches(node.left) for r in branches(node.right)])
+    if isinstance(node, n.Call):
+        combos = itertools.product(*[branches(a) for a in node.args])
+        return _cap([n.Call(node.func, tuple(c)) for c in combos])
+    return [node]
+
+
+def _cap(items):
+    return items[:MAX_BRANCHES]
+
+
+def _affine(expr: n.Node, var: str, env: Mapping[str, Fraction]) -> tuple[Fraction, Fraction] | None:
+    """(p, q) with expr = p*var + q for all var, or None when expr is not affine (or not rational)."""
+    try:
+        vals = [evaluate_exact(expr, {**env, var: t}) for t in _PROBES]
+    except (NotRational, ZeroDivisionError):
+        return None
+    q = vals[0]
+    p = vals[1] - vals[0]
+    if any(v != p * t + q for v, t in zip(vals, _PROBES)):
+        return None
+    return p, q
+
+
+def analyse(node: n.Node, variable: str, attributes: Mapping[str, float]) -> Analysis:
+    """Breakpoints of ``node`` in ``variable`` for given attribute values (float32-rounded floats)."""
+    env = {k: Fraction(v) for k, v in attributes.items()}
+    result = Analysis(variable)
+    found: dict[Fraction, Breakpoint] = {}
+    # the simplest spelling of an equation names its root (x + bias = 0 rather than the enclosing where)
+    for lhs, rhs, kind in sorted(equations(node), key=lambda e: len(_text(e[0])) + len(_text(e[1]))):
+        diff = n.Binary("-", lhs, rhs)
+        label = f"{_text(lhs)} = {_text(rhs)}"
+        solved_any = False
+        for branch in branches(diff):
+            pq = _affine(branch, variable, env)
+            if pq is None:
+                if not solved_any and label not in result.unsolved:
+                    result.unsolved.append(label)
+                continue
+            solved_any = True
+            p, q = pq
+            if p == 0:
+                continue
+            root = -q / p
+            try:
+                holds = evaluate_exact(diff, {**env, variable: root}) == 0
+            except (NotRational, ZeroDivisionError):
+                holds = False
+            if holds and root not in found:
+                found[root] = Breakpoint(root, label, kind)
+        if solved_any and label in result.unsolved:
+            result.unsolved.remove(label)
+    result.breakpoints = sorted(found.values(), key=lambda b: b.value)
+    return result

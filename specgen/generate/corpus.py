@@ -1,0 +1,383 @@
+"""The vector corpus designed from the specs: positive cases with golden outputs, negative
+(must-reject) cases from the generated validation rules, and the opt-in exhaustive 16-bit sweep.
+
+Case ids: ``<op>/<standard>-<version>/<dtype>/rank<r>/<content>[<attributes>]`` where the
+attribute suffix (``[alpha=-0.5,beta=0.25]``) is left off for the standard's defaults.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from specgen import dtypes as dt
+from specgen.generate import rules
+from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, region_values, specials)
+from specgen.generate.exact import golden
+from specgen.vectors import CorpusWriter
+
+# shapes of the rank sweep: sizes that are not multiples of common vector widths
+RANK_SHAPES = {0: [], 1: [1031], 2: [7, 13], 3: [3, 5, 7], 4: [2, 3, 5, 7], 5: [1, 2, 3, 5, 7],
+               6: [2, 1, 3, 1, 5, 7], 7: [1, 2, 1, 3, 1, 5, 7], 8: [2, 1, 1, 3, 1, 5, 1, 7]}
+LARGE_DIMS = [67, 1031]  # 69,077 elements: over 65,536 and a prime-ish row length
+PER_REGION = 12
+GENERIC_VALUES = (0.35, 0.65, 0.95, 1.25)
+EXTRA_PROBE_ATTRIBUTE = "gamma"  # a name no standard gives these operators
+
+
+def f32(v: float) -> float:
+    return float(np.float32(v))
+
+
+@dataclass
+class AttrSet:
+    name: str
+    values: dict[str, float]
+    default: bool = False
+
+
+def _fmt(v: float) -> str:
+    return str(np.float32(v)).rstrip("0").rstrip(".") if "e" not in str(np.float32(v)) else str(np.float32(v))
+
+
+def attribute_sets(spec, standard: str) -> list[AttrSet]:
+    """The standard's defaults (when it has them), every other standard's defaults, the spec's
+    example attribute sets, and generic sets that make every attribute matter: distinct values,
+    reversed, negated, mixed signs, each attribute zero in turn, and a wide (x10) set."""
+    names = list(spec.attribute_names)
+    if not names:
+        return [AttrSet("default", {}, True)]
+    sets: list[AttrSet] = []
+    own = spec.standards[standard].defaults()
+    if all(v is not None for v in own.values()):
+        sets.append(AttrSet("default", dict(own), True))
+    for key, s in spec.standards.items():
+        d = s.defaults()
+        if key != standard and all(v is not None for v in d.values()):
+            sets.append(AttrSet(f"{key}-defaults", dict(d)))
+    for i, ex in enumerate(spec.examples):
+        sets.append(AttrSet(f"example-{i + 1}", {k: f32(ex.attributes[k]) for k in names}))
+    base = [GENERIC_VALUES[i % len(GENERIC_VALUES)] for i in range(len(names))]
+    sets.append(AttrSet("distinct", {k: f32(v) for k, v in zip(names, base)}))
+    sets.append(AttrSet("reversed", {k: f32(v) for k, v in zip(names, reversed(base))}))
+    sets.append(AttrSet("negative", {k: f32(-v) for k, v in zip(names, base)}))
+    sets.append(AttrSet("mixed-signs", {k: f32(v if i % 2 == 0 else -v) for i, (k, v) in enumerate(zip(names, base))}))
+    for k in names:
+        sets.append(AttrSet(f"zero-{k}", {n_: (0.0 if n_ == k else f32(v)) for n_, v in zip(names, base)}))
+    sets.append(AttrSet("wide", {k: f32(10 * v) for k, v in zip(names, base)}))
+    out, seen = [], set()
+    for s in sets:
+        key = tuple(s.values[k] for k in names)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def attr_suffix(aset: AttrSet) -> str:
+    if aset.default or not aset.values:
+        return ""
+    return "[" + ",".join(f"{k}={_fmt(v)}" for k, v in aset.values.items()) + "]"
+
+
+def _unique(values: np.ndarray, dtype: str) -> np.ndarray:
+    d = dt.get(dtype)
+    bits = np.asarray(values, dtype=d.numpy).view(d.uint_view)
+    _, idx = np.unique(bits, return_index=True)
+    return np.asarray(values, dtype=d.numpy)[np.sort(idx)]
+
+
+def _fit_rank(dims: list[int], rank: int) -> list[int]:
+    """Shape of the given rank holding dims' elements (leading 1s, or merged leading dims)."""
+    dims = list(dims)
+    if rank == 0:
+        return []
+    while len(dims) > rank:
+        dims = [dims[0] * dims[1]] + dims[2:]
+    return [1] * (rank - len(dims)) + dims
+
+
+def _tolerance(spec, dtype: str) -> dict:
+    t = spec.tolerance.get(dtype)
+    if t is None:
+        return {"metric": None, "value": None, "intermediate": None}
+    return {"metric": t.metric, "value": t.value, "intermediate": t.intermediate}
+
+
+def content_rank(ranks) -> int:
+    tested = rules.tested_ranks(ranks)
+    return 4 if 4 in tested else min([r for r in tested if r >= 1] or tested)
+
+
+@dataclass
+class Stats:
+    positive: int = 0
+    negative: int = 0
+    elements: int = 0
+    proven_float64: int = 0
+    exact: int = 0
+    special: int = 0
+    unsolved: list[str] = field(default_factory=list)
+
+
+class OpCorpus:
+    """Builds every case of one operator into a CorpusWriter."""
+
+    def __init__(self, spec, writer: CorpusWriter, stats: Stats, validate: Callable | None):
+        self.spec = spec
+        self.w = writer
+        self.stats = stats
+        self.validate = validate
+        self.x = spec.inputs[0].name
+        self.y = spec.outputs[0].name
+
+    # -- one positive case
+    def positive(self, std, ver, dtype, rank, label, aset, values, *, shape=None, tags=(), in_place=False,
+                 strides=None, file=None):
+        spec = self.spec
+        case_id = f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/{label}{attr_suffix(aset)}"
+        values = np.asarray(values, dtype=dt.get(dtype).numpy)
+        shape = list(shape) if shape is not None else _fit_rank([values.size], rank)
+        x = values.reshape(shape)
+        g = golden(spec, {self.x: x}, aset.values, dtype, std.key)
+        if g.overflow.any():
+            raise AssertionError(f"{case_id}: integer overflow in designed values")
+        given = [] if (aset.default and std.attribute_defaults == "applied") else list(aset.values)
+        self.w.add(id=case_id, op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
+                   violations=[], shapes={self.x: shape, self.y: shape}, dtypes={self.x: dtype, self.y: dtype},
+                   strides={self.x: (strides or {}).get(self.x), self.y: (strides or {}).get(self.y)},
+                   in_place=in_place, attributes=dict(aset.values), attributes_given=given,
+                   tolerance=_tolerance(spec, dtype), tags=[label.split("/")[0], aset.name, *tags],
+                   tensors={self.x: x, self.y: g.y}, file=file or f"{spec.id}/{std.key}-{ver.version}.bin")
+        st = self.stats
+        st.positive += 1
+        st.elements += x.size
+        st.proven_float64 += g.proven_float64
+        st.exact += g.exact
+        st.special += g.special
+
+    def _no_overflow(self, values, aset, dtype, std):
+        """Drop integer inputs whose result overflows (the spec leaves overflow unspecified)."""
+        if dt.get(dtype).is_float or len(values) == 0:
+            return values
+        g = golden(self.spec, {self.x: values}, aset.values, dtype, std.key)
+        return values[~g.overflow]
+
+    def pool(self, aset, dtype, std, case_id) -> np.ndarray:
+        design = analyse_formula(self.spec, aset.values)
+        vals = np.concatenate([breakpoint_values(design, dtype), specials(dtype),
+                               region_values(design, dtype, PER_REGION, Stream(case_id))])
+        return self._no_overflow(_unique(vals, dtype), aset, dtype, std)
+
+    def fill(self, pool: np.ndarray, count: int, case_id: str) -> np.ndarray:
+        if count <= len(pool):
+            idx = np.sort(Stream(case_id + "#pick").below(len(pool), count)) if count < len(pool) else np.arange(count)
+            return pool[idx] if count < len(pool) else pool
+        extra = pool[Stream(case_id + "#fill").below(len(pool), count - len(pool))]
+        return np.concatenate([pool, extra])
+
+    # -- all cases of one table row and dtype
+    def row(self, std, ver, dtype):
+        spec = self.spec
+        ranks = ver.ranks(self.x)
+        r0 = content_rank(ranks)
+        prefix = f"{spec.id}/{std.key}-{ver.version}/{dtype}"
+        sets = attribute_sets(spec, std.key)
+        for aset in sets:
+            design = analyse_formula(spec, aset.values)
+            for u in design.unsolved:
+                if u not in self.stats.unsolved:
+                    self.stats.unsolved.append(u)
+            bp = _unique(np.concatenate([breakpoint_values(design, dtype), specials(dtype)]), dtype)
+            self.positive(std, ver, dtype, r0, "breakpoints", aset, self._no_overflow(bp, aset, dtype, std))
+            rid = f"{prefix}/rank{r0}/regions{attr_suffix(aset)}"
+            reg = _unique(region_values(design, dtype, PER_REGION, Stream(rid)), dtype)
+            self.positive(std, ver, dtype, r0, "regions", aset, self._no_overflow(reg, aset, dtype, std))
+        first = sets[0]
+        for rank in rules.tested_ranks(ranks):
+            shape = RANK_SHAPES[rank]
+            cid = f"{prefix}/rank{rank}/sweep{attr_suffix(first)}"
+            values = self.fill(self.pool(first, dtype, std, cid), int(np.prod(shape, dtype=np.int64)), cid)
+            self.positive(std, ver, dtype, rank, "sweep", first, values, shape=shape, tags=("rank-sweep",))
+        shape = _fit_rank([2, 3, 5, 7], r0)
+        count = int(np.prod(shape))
+        if std.in_place:
+            cid = f"{prefix}/rank{r0}/in-place{attr_suffix(first)}"
+            values = self.fill(self.pool(first, dtype, std, cid), count, cid)
+            self.positive(std, ver, dtype, r0, "in-place", first, values, shape=shape, in_place=True)
+        if rules.layout(std.key)["strides"]:
+            cid = f"{prefix}/rank{r0}/strided{attr_suffix(first)}"
+            values = self.fill(self.pool(first, dtype, std, cid), count, cid)
+            self.positive(std, ver, dtype, r0, "strided", first, values, shape=shape,
+                          strides={self.x: padded_strides(shape), self.y: interleaved_strides(shape)})
+
+    def large(self, std, ver, dtype):
+        ranks = ver.ranks(self.x)
+        rank = 2 if ranks.allows(2) else content_rank(ranks)
+        shape = _fit_rank(LARGE_DIMS, rank)
+        first = attribute_sets(self.spec, std.key)[0]
+        cid = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/large{attr_suffix(first)}"
+        values = self.fill(self.pool(first, dtype, std, cid), int(np.prod(shape)), cid)
+        self.positive(std, ver, dtype, rank, "large", first, values, shape=shape, tags=("large",))
+
+    # -- negative cases of one table row
+    def negatives(self, std, ver):
+        for probe in negative_probes(self.spec, std, ver, self.x, self.y):
+            violations = self.validate(std.key, ver.version, probe.tensors, probe.attributes)
+            if not violations:
+                raise AssertionError(f"{self.spec.id} {std.key} {ver.version}: probe {probe.name} is not rejected by the rules")
+            xd = probe.tensors[self.x]
+            dtype, sizes = xd["dtype"], xd["sizes"]
+            case_id = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{len(sizes)}/reject-{probe.name}"
+            count = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
+            x = negative_inputs(dtype, count, case_id).reshape(sizes)
+            self.w.add(id=case_id, op=self.spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="negative",
+                       violations=violations, shapes={t: d["sizes"] for t, d in probe.tensors.items()},
+                       dtypes={t: d["dtype"] for t, d in probe.tensors.items()},
+                       strides={t: d.get("strides") for t, d in probe.tensors.items()}, in_place=False,
+                       attributes=probe.attributes, attributes_given=list(probe.attributes),
+                       tolerance=_tolerance(self.spec, dtype), tags=["negative", probe.rule],
+                       tensors={self.x: x}, file=f"{self.spec.id}/{std.key}-{ver.version}.bin")
+            self.stats.negative += 1
+
+
+def padded_strides(shape: list[int]) -> list[int]:
+    """Row-major strides with the innermost rows padded by one element."""
+    strides, acc = [], 1
+    for i, n_ in enumerate(reversed(shape)):
+        strides.append(acc)
+        acc *= n_ + (1 if i == 0 else 0)
+    return list(reversed(strides))
+
+
+def interleaved_strides(shape: list[int]) -> list[int]:
+    """Row-major strides with every element two apart."""
+    strides, acc = [], 2
+    for n_ in reversed(shape):
+        strides.append(acc)
+        acc *= n_
+    return list(reversed(strides))
+
+
+def negative_inputs(dtype: str, count: int, case_id: str) -> np.ndarray:
+    d = dt.get(dtype)
+    s = Stream(case_id)
+    if d.is_float:
+        return (s.unit(count) * 8 - 4).astype(d.numpy)
+    return (s.below(100, count) - (50 if d.kind == "int" else 0)).astype(d.numpy)
+
+
+@dataclass
+class Probe:
+    name: str
+    rule: str
+    tensors: dict
+    attributes: dict
+
+
+def negative_probes(spec, std, ver, x: str, y: str) -> list[Probe]:
+    """One call per rule of the table row that breaks exactly that rule (as far as possible)."""
+    ranks = ver.ranks(x)
+    r0 = content_rank(ranks)
+    dtype = ver.dtypes(x)[0]
+    base = _fit_rank([5], r0) if r0 else []
+    sets = attribute_sets(spec, std.key)
+    attrs = dict(sets[0].values)
+
+    def call(xd=dtype, xs=base, yd=dtype, ys=base, xst=None, yst=None):
+        return {x: {"dtype": xd, "sizes": list(xs), "strides": xst}, y: {"dtype": yd, "sizes": list(ys), "strides": yst}}
+
+    out = []
+    unlisted = [d for d in std.info.dtype_names if d not in ver.dtypes(x)]
+    if unlisted:
+        out.append(Probe(f"dtype-{unlisted[0]}", "dtype", call(unlisted[0], base, unlisted[0], base), attrs))
+    if not ranks.unspecified and ranks.max is not None:
+        r = ranks.max + 1
+        out.append(Probe(f"rank-{r}", "rank", call(xs=[1] * (r - 1) + [5], ys=[1] * (r - 1) + [5]), attrs))
+    if not ranks.unspecified and (ranks.min or 0) > 0:
+        r = ranks.min - 1
+        s = [5] if r else []
+        s = [1] * max(r - 1, 0) + [5] if r else []
+        out.append(Probe(f"rank-{r}", "rank", call(xs=s, ys=s), attrs))
+    same = {p for c in std.constraints for p in c.same if x in c.tensors and y in c.tensors}
+    if "data_type" in same:
+        other = [d for d in ver.dtypes(x) if d != dtype] or unlisted
+        if other:
+            out.append(Probe("output-dtype", "data_type", call(yd=other[0]), attrs))
+    if "dimension_count" in same and base:
+        alt = [r for r in rules.tested_ranks(ranks) if r != len(base) and r >= 1]
+        if alt:
+            out.append(Probe("output-rank", "dimension_count", call(ys=_fit_rank([5], alt[0])), attrs))
+    if "sizes" in same and base:
+        out.append(Probe("output-sizes", "sizes", call(ys=base[:-1] + [base[-1] + 1]), attrs))
+    for a, b in std.attributes.items():
+        if b.required or (std.attribute_defaults == "none" and b.default is None):
+            out.append(Probe(f"missing-{a}", "required-attribute", call(), {k: v for k, v in attrs.items() if k != a}))
+    here = {e.name for e in ver.extra_attributes}
+    for other_ver in std.versions:
+        for e in other_ver.extra_attributes:
+            if e.name not in here:
+                value = [] if e.type in ("ints", "floats") else 0
+                out.append(Probe(f"attribute-{e.name}", "version-attribute", call(), {**attrs, e.name: value}))
+                here.add(e.name)
+    out.append(Probe(f"attribute-{EXTRA_PROBE_ATTRIBUTE}", "unknown-attribute", call(), {**attrs, EXTRA_PROBE_ATTRIBUTE: 1.0}))
+    layout = rules.layout(std.key)
+    if base and not layout["zero_sizes"]:
+        z = base[:-1] + [0]
+        out.append(Probe("zero-size", "zero-size", call(xs=z, ys=z), attrs))
+    if base:
+        dense = padded_strides(base)
+        if layout["strides"]:
+            out.append(Probe("strides-negative", "strides", call(xst=[-s for s in dense]), attrs))
+            overlap = [0] * (len(base) - 1) + [0]
+            out.append(Probe("strides-overlap", "strides", call(yst=overlap), attrs))
+            out.append(Probe("strides-short", "strides", call(xst=dense[1:] if len(dense) > 1 else []), attrs))
+        else:
+            out.append(Probe("strides-given", "strides", call(xst=interleaved_strides(base)), attrs))
+    return out
+
+
+def large_case_choice(spec, x: str):
+    """(standard, version, dtype) of the operator's one large case: ONNX's latest float16 if any."""
+    keys = ["onnx"] + [k for k in spec.standards if k != "onnx"]
+    for key in keys:
+        std = spec.standards.get(key)
+        if std is None:
+            continue
+        ver = std.versions[-1]
+        if "float16" in ver.dtypes(x):
+            return std, ver, "float16"
+    std = next(iter(spec.standards.values()))
+    return std, std.versions[-1], std.versions[-1].dtypes(x)[0]
+
+
+EXHAUSTIVE_DTYPES = ("float16", "bfloat16")
+
+
+def exhaustive_cases(spec, writer: CorpusWriter) -> int:
+    """All 65,536 bit patterns of each 16-bit float dtype, per table row listing it, default attributes."""
+    x, y = spec.inputs[0].name, spec.outputs[0].name
+    count = 0
+    for std in spec.standards.values():
+        for ver in std.versions:
+            for dtype in ver.dtypes(x):
+                if dtype not in EXHAUSTIVE_DTYPES:
+                    continue
+                d = dt.get(dtype)
+                ranks = ver.ranks(x)
+                rank = content_rank(ranks)
+                shape = _fit_rank([256, 256], rank)
+                values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
+                aset = attribute_sets(spec, std.key)[0]
+                g = golden(spec, {x: values}, aset.values, dtype, std.key)
+                given = [] if (aset.default and std.attribute_defaults == "applied") else list(aset.values)
+                writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
+                           op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
+                           violations=[], shapes={x: shape, y: shape}, dtypes={x: dtype, y: dtype},
+                           strides={x: None, y: None}, in_place=False, attributes=dict(aset.values),
+                           attributes_given=given, tolerance=_tolerance(spec, dtype),
+                           tags=["exhaustive", aset.name], tensors={x: values, y: g.y},
+                           file=f"{spec.id}/{std.key}-{ver.version}-{dtype}.bin")
+                count += 1
+    return count

@@ -1,0 +1,188 @@
+"""Input values and attribute sets designed from the spec: breakpoints with their ULP neighbours,
+seeded samples per region of the piecewise formula, special values and dtype extremes.
+
+Randomness comes only from PCG64's raw 64-bit stream seeded by sha256 of the case id, mapped to
+values with integer arithmetic here, so the same spec gives the same bytes on any machine and
+numpy version.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from specgen import dtypes as dt
+from specgen.formula.breakpoints import analyse
+from specgen.generate.floats import FORMATS, from_ordered, int_range, round_fraction, step, to_ordered
+from specgen.vectors import case_seed
+
+
+class Stream:
+    """Deterministic random stream for one case (raw PCG64 output, seeded from the case id)."""
+
+    def __init__(self, case_id: str):
+        self._bits = np.random.PCG64(case_seed(case_id))
+
+    def raw(self, count: int) -> np.ndarray:
+        return self._bits.random_raw(count).astype(np.uint64)
+
+    def unit(self, count: int) -> np.ndarray:
+        """Uniform float64 in [0, 1): 53 random bits each."""
+        return (self.raw(count) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+
+    def below(self, span: int, count: int) -> np.ndarray:
+        """Integers in [0, span) as int64 (span <= 2**62; modulo bias below 2**-2)."""
+        span = max(int(span), 1)
+        return (self.raw(count) % np.uint64(span)).astype(np.int64)
+
+
+# ----------------------------------------------------------------------------- value sets
+
+def specials(dtype: str) -> np.ndarray:
+    """±0, ±inf, NaN, smallest and largest subnormals, smallest normal, largest finite, ±1."""
+    d = dt.get(dtype)
+    if not d.is_float:
+        lo, hi = int_range(dtype)
+        vals = sorted({lo, lo + 1, hi - 1, hi, 0, 1} | ({-1} if lo < 0 else set()))
+        return np.array(vals, dtype=object).astype(d.numpy)
+    f = FORMATS[dtype]
+    mags = [f.min_subnormal, f.min_normal - f.min_subnormal, f.min_normal, f.max_finite, Fraction(1)]
+    vals = [0.0, -0.0, np.inf, -np.inf, np.nan] + [s * float(m) for m in mags for s in (1.0, -1.0)]
+    return np.array(vals, dtype=np.float64).astype(d.numpy)
+
+
+def neighbourhood(root: Fraction, dtype: str, width: int = 1) -> np.ndarray:
+    """The dtype values either side of ``root`` (the root itself when representable) and ``width``
+    ULPs beyond them."""
+    d = dt.get(dtype)
+    if d.is_float:
+        f = FORMATS[dtype]
+        if abs(root) > f.max_finite:
+            return np.array([], dtype=d.numpy)
+        near = np.array([round_fraction(root, dtype)]).astype(d.numpy)
+        nv = Fraction(float(near[0]))
+        if nv == root:
+            lo = hi = near
+        elif nv < root:
+            lo, hi = near, step(near, 1, dtype)
+        else:
+            lo, hi = step(near, -1, dtype), near
+        vals = [step(lo, -k, dtype) for k in range(width, 0, -1)] + [lo, hi] + [step(hi, k, dtype) for k in range(1, width + 1)]
+        out = np.concatenate(vals)
+        if root == 0:
+            out = np.concatenate([out, np.array([-0.0]).astype(d.numpy)])
+        return out[np.isfinite(out.astype(np.float64))]
+    lo_r, hi_r = int_range(dtype)
+    fl, ce = math.floor(root), math.ceil(root)
+    vals = sorted({v for v in range(fl - width, ce + width + 1) if lo_r <= v <= hi_r})
+    return np.array(vals, dtype=object).astype(d.numpy)
+
+
+def regions(bounds: list[Fraction], dtype: str) -> list[tuple[Fraction | None, Fraction | None]]:
+    """Open intervals between sorted breakpoints; None = unbounded."""
+    pts = sorted(set(bounds))
+    edges = [None] + pts + [None]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def _dtype_limits(dtype: str) -> tuple[Fraction, Fraction]:
+    d = dt.get(dtype)
+    if d.is_float:
+        m = FORMATS[dtype].max_finite
+        return -m, m
+    lo, hi = int_range(dtype)
+    return Fraction(lo), Fraction(hi)
+
+
+def region_samples(region, bounds: list[Fraction], dtype: str, count: int, stream: Stream) -> np.ndarray:
+    """``count`` values strictly inside ``region``: half spread uniformly over nearby values, half
+    uniformly over the dtype's value order (all magnitudes up to the region's far end)."""
+    d = dt.get(dtype)
+    lo_lim, hi_lim = _dtype_limits(dtype)
+    scale = max([Fraction(1)] + [abs(b) for b in bounds])
+    lo, hi = region
+    near_lo = lo if lo is not None else (hi - 4 * scale if hi is not None else -4 * scale)
+    near_hi = hi if hi is not None else (lo + 4 * scale if lo is not None else 4 * scale)
+    near_lo, near_hi = max(near_lo, lo_lim), min(near_hi, hi_lim)
+    far_lo = lo if lo is not None else lo_lim
+    far_hi = hi if hi is not None else hi_lim
+    far_lo, far_hi = max(far_lo, lo_lim), min(far_hi, hi_lim)
+    n_near = count - count // 2
+    out = []
+    if d.is_float:
+        u = stream.unit(n_near)
+        a, b = float(near_lo), float(near_hi)
+        out.append((a + u * (b - a)).astype(d.numpy))
+        o_lo = int(to_ordered(np.array([float(far_lo)]).astype(d.numpy), dtype)[0])
+        o_hi = int(to_ordered(np.array([float(far_hi)]).astype(d.numpy), dtype)[0])
+        o = o_lo + stream.below(o_hi - o_lo + 1, count - n_near)
+        out.append(from_ordered(o, dtype))
+        vals = np.concatenate(out)
+        v64 = vals.astype(np.float64)
+        inside = np.ones(len(vals), dtype=bool)
+        if lo is not None:
+            inside &= v64 > float(lo) if Fraction(float(lo)) == lo else v64 >= float(lo)
+        if hi is not None:
+            inside &= v64 < float(hi) if Fraction(float(hi)) == hi else v64 <= float(hi)
+        return vals[inside & np.isfinite(v64)]
+    i_lo = math.floor(near_lo) + (1 if lo is not None and Fraction(math.floor(near_lo)) == lo else 0)
+    i_hi = math.ceil(near_hi) - (1 if hi is not None and Fraction(math.ceil(near_hi)) == hi else 0)
+    f_lo = math.floor(far_lo) + (1 if lo is not None and Fraction(math.floor(far_lo)) == lo else 0)
+    f_hi = math.ceil(far_hi) - (1 if hi is not None and Fraction(math.ceil(far_hi)) == hi else 0)
+    f_lo, f_hi = max(f_lo, int(lo_lim)), min(f_hi, int(hi_lim))
+    i_lo, i_hi = max(i_lo, f_lo), min(i_hi, f_hi)
+    if i_lo > i_hi:
+        return np.array([], dtype=d.numpy)
+    near = [i_lo + int(k) for k in stream.below(i_hi - i_lo + 1, n_near)]
+    far = [f_lo + (int(k) * (f_hi - f_lo + 1)) // (1 << 62) for k in stream.below(1 << 62, count - n_near)]
+    vals = [v for v in near + far if (lo is None or v > lo) and (hi is None or v < hi)]
+    return np.array(vals, dtype=object).astype(d.numpy)
+
+
+# ----------------------------------------------------------------------------- per-case value designs
+
+@dataclass
+class Design:
+    breakpoints: list  # Breakpoint
+    unsolved: list[str]
+    bounds: list[Fraction]
+
+
+def analyse_formula(spec, attributes: dict) -> Design:
+    var = spec.inputs[0].name
+    a = analyse(spec.formula, var, attributes)
+    return Design(a.breakpoints, a.unsolved, a.values)
+
+
+def breakpoint_values(design: Design, dtype: str) -> np.ndarray:
+    d = dt.get(dtype)
+    parts = [neighbourhood(b.value, dtype) for b in design.breakpoints]
+    parts.append(neighbourhood(Fraction(0), dtype))
+    return np.concatenate(parts).astype(d.numpy) if parts else np.array([], dtype=d.numpy)
+
+
+def region_values(design: Design, dtype: str, per_region: int, stream: Stream) -> np.ndarray:
+    """Samples from every region; bounded regions (the formula's interesting middle) get twice as many."""
+    parts = []
+    for region in regions(design.bounds, dtype):
+        bounded = region[0] is not None and region[1] is not None
+        parts.append(region_samples(region, design.bounds, dtype, per_region * (2 if bounded else 1), stream))
+    return np.concatenate(parts) if parts else np.array([], dtype=dt.get(dtype).numpy)
+
+
+def region_index(values: np.ndarray, bounds: list[Fraction]) -> np.ndarray:
+    """Which region each (finite) value falls in: 2k for the open region k, 2k+1 for breakpoint k."""
+    out = np.zeros(len(values), dtype=np.int64)
+    for i, v in enumerate(values):
+        q = Fraction(int(v)) if not isinstance(v, (float, np.floating)) and np.asarray(v).dtype.kind in "iu" else Fraction(float(v))
+        k = 0
+        for j, b in enumerate(bounds):
+            if q == b:
+                k = 2 * j + 1
+                break
+            if q > b:
+                k = 2 * (j + 1)
+        out[i] = k
+    return out

@@ -1,0 +1,125 @@
+"""Reference and validation modules rendered from the spec through templates/ (Jinja2)."""
+from __future__ import annotations
+
+import pprint
+
+import jinja2
+
+from specgen.formula import nodes as n
+from specgen.formula.numpy_eval import to_numpy_source
+from specgen.generate import rules
+from specgen.generate.exact import stored_outcome
+from specgen.resources import templates_dir
+
+COMMAND = "specgen generate"
+
+_INT_CONVERTERS = {
+    "toward_zero": "int",
+    "nearest_even": "round",
+    "floor": "lambda q: q.__floor__()",
+    "nearest_away": "lambda q: int(q + Fraction(1, 2)) if q >= 0 else -int(-q + Fraction(1, 2))",
+}
+
+
+def pyrepr(value) -> str:
+    return pprint.pformat(value, width=110, sort_dicts=False)
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined, autoescape=False)
+    env.filters["pyrepr"] = pyrepr
+    return env
+
+
+def spec_source(spec) -> str:
+    from pathlib import Path
+    return f"specs/{Path(spec.path).name}"
+
+
+def _rational_literals(node):
+    """The formula with every numeric literal spelled Fraction('...') (exact integer path)."""
+    if isinstance(node, n.Num):
+        return n.Var(f"Fraction({node.text!r})", "input")
+    if isinstance(node, n.Unary):
+        return n.Unary(node.op, _rational_literals(node.operand))
+    if isinstance(node, (n.Binary, n.Compare)):
+        return type(node)(node.op, _rational_literals(node.left), _rational_literals(node.right))
+    if isinstance(node, n.Logical):
+        return n.Logical(node.op, tuple(_rational_literals(o) for o in node.operands))
+    if isinstance(node, n.Not):
+        return n.Not(_rational_literals(node.operand))
+    if isinstance(node, n.Call):
+        return n.Call(node.func, tuple(_rational_literals(a) for a in node.args))
+    return node
+
+
+def reference_module(env: jinja2.Environment, spec) -> str:
+    x = spec.inputs[0].name
+    attrs = list(spec.attribute_names)
+    all_dtypes = spec.all_dtypes()
+    integer = [d for d in all_dtypes if not d.startswith(("float", "bfloat"))]
+    default_std = "onnx" if "onnx" in spec.standards else next(iter(spec.standards))
+    rounding = stored_outcome(spec, "integer_rounding") if integer else "toward_zero"
+    fixes = []
+    call_attrs = "".join(f", attrs[{a!r}]" for a in attrs)
+    for category, test in (("nan", "np.isnan(wide)"), ("pos_inf", "wide == np.inf"), ("neg_inf", "wide == -np.inf")):
+        outcome = stored_outcome(spec, category)
+        if outcome == "nan":
+            fixes.append(f"y = np.where({test}, np.nan, y)  # {category}: nan")
+        elif outcome == "zero":
+            fixes.append(f"y = np.where({test}, 0.0, y)  # {category}: zero")
+        elif outcome == "limit":
+            big = "1e300" if category != "neg_inf" else "-1e300"
+            fixes.append(f"y = np.where({test}, _formula(np.float64({big}){call_attrs}), y)  # {category}: the limit")
+    special_text = ", ".join(f"{c} -> {stored_outcome(spec, c)}" for c in ("nan", "pos_inf", "neg_inf"))
+    overflow = spec.special_values.get("integer_overflow")
+    ctx = {
+        "command": COMMAND, "sources": spec_source(spec), "op": spec, "input": x, "attributes": attrs,
+        "defaults": {k: s.defaults() for k, s in spec.standards.items()},
+        "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
+        "dtypes": {k: {v.version: list(v.dtypes(x)) for v in s.versions} for k, s in spec.standards.items()},
+        "integer_dtypes": integer, "integer_rounding": rounding,
+        "integer_converter": _INT_CONVERTERS.get(rounding, "int"),
+        "integer_overflow": overflow.default[0] if overflow else "unspecified",
+        "formula_args": ", ".join([x] + attrs),
+        "numpy_source": to_numpy_source(spec.formula),
+        "exact_source": to_numpy_source(_rational_literals(spec.formula)),
+        "signature": ", ".join([x] + [f"{a}=None" for a in attrs] + ["*", f"standard={default_std!r}", "version=None"]),
+        "special_fixes": fixes, "special_text": special_text,
+    }
+    return env.get_template("reference/op.py.j2").render(ctx)
+
+
+def validation_tables(spec) -> tuple[dict, dict]:
+    op = {"id": spec.id, "name": spec.name, "inputs": [t.name for t in spec.inputs],
+          "outputs": [t.name for t in spec.outputs], "attributes": list(spec.attribute_names)}
+    standards = {}
+    for key, s in spec.standards.items():
+        required = [a for a, b in s.attributes.items() if b.required or (s.attribute_defaults == "none" and b.default is None)]
+        layout = rules.layout(key)
+        standards[key] = {
+            "title": s.info.title, "operator": s.operator, "version_kind": s.info.version_kind,
+            "version_label": s.info.version_label,
+            "tensor_names": {t: b.name for t, b in s.tensors.items()},
+            "attribute_names": {a: b.name for a, b in s.attributes.items()},
+            "required": required,
+            "constraints": [[list(c.tensors), list(c.same)] for c in s.constraints],
+            "strides": layout["strides"], "zero_sizes": layout["zero_sizes"],
+            "versions": {v.version: {
+                "tensors": {t: {"dtypes": list(sup.dtypes),
+                                "ranks": None if sup.ranks.unspecified else [sup.ranks.min or 0, sup.ranks.max]}
+                            for t, sup in v.tensors.items()},
+                "extra_attributes": {e.name: e.type for e in v.extra_attributes}} for v in s.versions},
+        }
+    return op, standards
+
+
+def validate_module(env: jinja2.Environment, spec) -> str:
+    op, standards = validation_tables(spec)
+    return env.get_template("validate/op.py.j2").render(
+        command=COMMAND, sources=spec_source(spec), op=spec, op_data=pyrepr(op), standards_data=pyrepr(standards))
+
+
+def shared_module(env: jinja2.Environment, template: str) -> str:
+    return env.get_template(template).render(command=COMMAND, sources=f"templates/{template}")

@@ -1,0 +1,146 @@
+"""Build the whole generated/ tree into a directory, swap it in atomically, and compare trees."""
+from __future__ import annotations
+
+import filecmp
+import importlib.util
+import itertools
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from specgen.generate import corpus as cp
+from specgen.generate import render
+from specgen.spec.loader import load_all
+from specgen.vectors import CorpusWriter
+
+EXHAUSTIVE = "exhaustive"  # generated/exhaustive: opt-in, never committed (generated/.gitignore)
+README = """# generated/ — do not edit
+
+Everything here is written by `specgen generate` from specs/*.yaml through templates/.
+Change a spec or a template and run `specgen generate`; `specgen generate --check` fails when
+this directory is stale.
+
+- reference/<op>.py: standalone numpy reference per operator
+- validate/<op>.py: validation tables per operator on the shared validate/_checks.py
+- vectors/: the golden vector corpus (manifest.json + one .bin per operator, standard and version);
+  format in docs/ARCHITECTURE.md and docs/vectors.md
+- exhaustive/: all 65,536 values of each 16-bit float dtype, written by `specgen generate --exhaustive`
+  (not committed)
+"""
+GITIGNORE = "# written by `specgen generate --exhaustive`; too big to commit\nexhaustive/\n"
+
+_counter = itertools.count()
+
+
+def import_generated(root: str | Path, kind: str, op: str):
+    """Import generated/<kind>/<op>.py (kind: reference or validate) from ``root`` under a private name."""
+    root = Path(root)
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # never leave __pycache__ in generated/
+    try:
+        return _import(root, kind, op)
+    finally:
+        sys.dont_write_bytecode = saved
+
+
+def _import(root: Path, kind: str, op: str):
+    if kind == "reference":
+        path = root / "reference" / f"{op}.py"
+        spec = importlib.util.spec_from_file_location(f"_specgen_generated_ref_{next(_counter)}_{op}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    pkg_name = f"_specgen_generated_{kind}_{next(_counter)}"
+    pkg_dir = root / kind
+    pkg_spec = importlib.util.spec_from_file_location(pkg_name, pkg_dir / "__init__.py",
+                                                      submodule_search_locations=[str(pkg_dir)])
+    pkg = importlib.util.module_from_spec(pkg_spec)
+    sys.modules[pkg_name] = pkg
+    pkg_spec.loader.exec_module(pkg)
+    mod_spec = importlib.util.spec_from_file_location(f"{pkg_name}.{op}", pkg_dir / f"{op}.py")
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules[f"{pkg_name}.{op}"] = module
+    mod_spec.loader.exec_module(module)
+    return module
+
+
+def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = False) -> cp.Stats:
+    """Write the complete tree into ``out`` (an empty or new directory). Raises SpecError on bad specs."""
+    specs = load_all(specs_dir)
+    env = render.environment()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "README.md").write_text(README)
+    (out / ".gitignore").write_text(GITIGNORE)
+    for kind in ("reference", "validate"):
+        (out / kind).mkdir(exist_ok=True)
+    (out / "validate" / "__init__.py").write_text(render.shared_module(env, "validate/__init__.py.j2"))
+    (out / "validate" / "_checks.py").write_text(render.shared_module(env, "validate/_checks.py.j2"))
+    for op_id, spec in specs.items():
+        (out / "reference" / f"{op_id}.py").write_text(render.reference_module(env, spec))
+        (out / "validate" / f"{op_id}.py").write_text(render.validate_module(env, spec))
+    stats = cp.Stats()
+    writer = CorpusWriter()
+    for op_id, spec in specs.items():
+        validate = import_generated(out, "validate", op_id).validate
+        oc = cp.OpCorpus(spec, writer, stats, validate)
+        for std in spec.standards.values():
+            for ver in std.versions:
+                for dtype in ver.dtypes(oc.x):
+                    oc.row(std, ver, dtype)
+                oc.negatives(std, ver)
+        std, ver, dtype = cp.large_case_choice(spec, oc.x)
+        oc.large(std, ver, dtype)
+    sources = {op_id: render.spec_source(s) for op_id, s in specs.items()}
+    writer.write(out / "vectors", extra={"sources": sources, "note": "do not edit: written by `specgen generate`"})
+    if exhaustive:
+        ex_writer = CorpusWriter()
+        for spec in specs.values():
+            cp.exhaustive_cases(spec, ex_writer)
+        ex_writer.write(out / EXHAUSTIVE, extra={"sources": sources,
+                                                "note": "do not edit: written by `specgen generate --exhaustive`"})
+    return stats
+
+
+def swap_in(new: Path, target: Path, keep_exhaustive: bool = True) -> None:
+    """Replace ``target`` by ``new`` (same parent): rename the old tree aside, rename the new one in,
+    then delete the old. An existing exhaustive/ is carried over unless ``new`` has its own."""
+    old = None
+    if target.exists():
+        if keep_exhaustive and (target / EXHAUSTIVE).is_dir() and not (new / EXHAUSTIVE).exists():
+            os.rename(target / EXHAUSTIVE, new / EXHAUSTIVE)
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
+        os.rename(target, old / target.name)
+    try:
+        os.rename(new, target)
+    except BaseException:
+        if old is not None:
+            os.rename(old / target.name, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def generate_into(target: Path, specs_dir=None, exhaustive: bool = False) -> cp.Stats:
+    """Build beside ``target`` and swap in; on any failure the previous tree stays untouched."""
+    target = Path(target).resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
+    try:
+        stats = build(tmp / "tree", specs_dir, exhaustive)
+        swap_in(tmp / "tree", target)
+        return stats
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def tree_files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")
+            if p.is_file() and p.relative_to(root).parts[0] != EXHAUSTIVE and "__pycache__" not in p.parts}
+
+
+def diff_trees(expected: Path, actual: Path) -> dict[str, list[str]]:
+    """{added, removed, changed}: what regenerating would add to, remove from or change in ``actual``."""
+    want, have = tree_files(expected), tree_files(actual) if actual.exists() else set()
+    changed = sorted(p for p in want & have if not filecmp.cmp(expected / p, actual / p, shallow=False))
+    return {"added": sorted(want - have), "removed": sorted(have - want), "changed": changed}
