@@ -147,10 +147,13 @@ def pytest_collection_modifyitems(session, config, items):
         _usage(str(exc))
     box = _RunnerBox(loaded, load_all())
     setattr(config, _RUNNER_KEY, box)
-    collector = SpecgenCollector.from_parent(session, name=f"specgen[{name}]", cases=cases, runner_box=box,
-                                             baseline=baseline)
-    new = list(collector.collect())
-    items.extend(new)
+    # named "specgen", not after the adapter: -k matches every name up the chain, and an adapter
+    # called "...rank5..." would otherwise select every case
+    collector = SpecgenCollector.from_parent(session, name="specgen", cases=cases, runner_box=box, baseline=baseline)
+    report = collector.ihook.pytest_make_collect_report(collector=collector)
+    collector.ihook.pytest_collectreport(report=report)  # counted by the terminal ("collected N items")
+    if report.passed:
+        items.extend(x for x in report.result if isinstance(x, pytest.Item))
 
 
 def pytest_unconfigure(config):

@@ -1,0 +1,84 @@
+"""The CI gate: baseline entries turn known failures into xfail; new failures fail; xpass is
+reported (and fails with --strict); entries that match nothing are reported."""
+from __future__ import annotations
+
+import pytest
+
+import fake_adapters as fa
+from fake_adapters.cases import case
+from specgen.adapters.registry import load_object
+from specgen.runner.baseline import Baseline, BaselineError, from_results
+from specgen.runner.core import FAIL, PASS, Runner, XFAIL, XPASS
+from specgen.spec.loader import load_all
+
+try:
+    from specgen.numerics.compare import compare as COMPARE
+except ImportError:  # pragma: no cover
+    from fake_adapters.stub_compare import compare as COMPARE
+
+SPECS = load_all()
+
+
+def run_with(cls, cases, text, strict=False):
+    loaded = load_object(cls.__name__, f"fake_adapters:{cls.__name__}")
+    return Runner(loaded, SPECS, compare=COMPARE, probe=False).run(cases, baseline=Baseline.parse(text, "b.yaml"),
+                                                                   strict=strict)
+
+
+CASES = [case("hard_sigmoid", name="defaults"),
+         case("hard_sigmoid", attributes={"alpha": -0.7, "beta": 0.3}, name="attrs-nondefault"),
+         case("shrink", version="9", attributes={"bias": 0.25, "threshold": 0.5},
+              x=[-0.75, -0.5, 0.0, 0.5, 0.75], name="threshold")]
+
+BASELINE = """
+known_failures:
+  - case: "hard_sigmoid/onnx-22/*/attrs-nondefault"
+    reason: alpha is ignored (BUG-123)
+  - case: "softsign/*"
+    reason: an entry that matches nothing
+"""
+
+
+def test_known_failure_is_xfail_and_a_new_failure_still_fails():
+    run = run_with(fa.IgnoresAttribute, CASES, BASELINE)
+    v = {r.case_id.split("/")[-1]: r for r in run.results}
+    assert v["attrs-nondefault"].verdict == XFAIL and v["attrs-nondefault"].original_verdict == FAIL
+    assert v["attrs-nondefault"].baseline == "alpha is ignored (BUG-123)"
+    assert v["threshold"].verdict == FAIL  # not in the baseline: a new failure
+    assert run.exit_code() == 1
+    assert [e["case"] for e in run.baseline_unmatched] == ["softsign/*"]
+
+
+def test_all_known_failures_exit_0_and_xpass_is_reported_and_strict_fails():
+    text = BASELINE + '  - case: "shrink/*"\n    reason: threshold bug\n'
+    run = run_with(fa.IgnoresAttribute, CASES, text)
+    assert run.exit_code() == 0
+    run = run_with(fa.Correct, CASES, text)
+    assert [r.verdict for r in run.results].count(XPASS) == 2
+    assert run.exit_code() == 0
+    assert run_with(fa.Correct, CASES, text, strict=True).exit_code() == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("known_failures:\n  - case: 'a/*'\n", "b.yaml:2: entry 'a/*' has no reason"),
+    ("known_failures:\n  - case: 'a/*'\n    reason: '  '\n", "has no reason"),
+    ("known_failures:\n  - reason: x\n", "'case' (a case-id glob) is required"),
+    ("known_failures:\n  - case: a\n    reason: b\n    why: c\n", "unknown key(s) why"),
+    ("known_failure: []\n", "unknown key(s) known_failure"),
+    ("known_failures: {a: b}\n", "known_failures must be a list"),
+    ("- a\n", "the top level must be a mapping"),
+    ("known_failures: [\n", "not valid YAML"),
+])
+def test_malformed_baselines_are_rejected_with_the_place(text, message):
+    with pytest.raises(BaselineError) as info:
+        Baseline.parse(text, "b.yaml")
+    assert message in str(info.value)
+
+
+def test_written_baseline_round_trips():
+    run = run_with(fa.IgnoresAttribute, CASES, "")
+    text = from_results(run.results, "x")
+    b = Baseline.parse(text)
+    assert [e.pattern for e in b.entries] == [r.case_id for r in run.results if r.verdict == FAIL]
+    assert run_with(fa.IgnoresAttribute, CASES, text).exit_code() == 0
+    assert all(r.verdict in (PASS, XFAIL) for r in run_with(fa.IgnoresAttribute, CASES, text).results)

@@ -1,0 +1,110 @@
+"""`specgen run` end to end on a small corpus written with specgen.vectors: filters, reports,
+baseline gate and exit codes (docs/runner.md)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from fake_adapters.cases import case, standard_set, write_corpus
+from specgen.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _compare(monkeypatch):
+    try:
+        import specgen.numerics.compare  # noqa: F401
+    except ImportError:  # pragma: no cover - until the error model lands
+        from fake_adapters import stub_compare
+
+        monkeypatch.setattr("specgen.runner.core._default_compare", lambda: stub_compare.compare)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    d = tmp_path_factory.mktemp("corpus")
+    write_corpus(d, standard_set())
+    return str(d)
+
+
+def run(*args):
+    res = CliRunner().invoke(main, ["run", *args])
+    return res.exit_code, res.output
+
+
+def test_correct_adapter_exits_0_and_writes_every_report(corpus, tmp_path):
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--json", str(tmp_path / "r.json"),
+                    "--junit", str(tmp_path / "r.xml"), "--markdown", str(tmp_path / "r.md"))
+    assert code == 0, out
+    assert "11 pass, 0 fail, 0 error, 0 unsupported" in out
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert len(data["cases"]) == 11 and data["exit_code"] == 0
+    assert (tmp_path / "r.xml").read_text().startswith("<?xml")
+    assert "**passed** (exit 0)" in (tmp_path / "r.md").read_text()
+
+
+def test_new_failure_exits_1_and_the_rerun_command_reruns_exactly_that_case(corpus):
+    code, out = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus)
+    assert code == 1
+    line = next(l for l in out.splitlines() if l.strip().startswith("re-run:"))
+    cmd = line.split("re-run: ", 1)[1]
+    import shlex
+
+    argv = shlex.split(cmd)
+    assert argv[:4] == ["specgen", "run", "--adapter", "fake_adapters:WrongRank5"]
+    code, out = run(*argv[2:])
+    assert code == 1 and "0 pass, 1 fail" in out
+
+
+def test_baseline_gate(corpus, tmp_path):
+    b = tmp_path / "baseline.yaml"
+    b.write_text("known_failures:\n  - case: '*/rank5'\n    reason: 5-D path broken (BUG-7)\n"
+                 "  - case: 'softsign/*'\n    reason: stale entry\n")
+    code, out = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--baseline", str(b))
+    assert code == 0, out
+    assert "1 xfail" in out and "softsign/*" in out and "matched no case" in out
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--baseline", str(b))
+    assert code == 0 and "1 xpass" in out
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--baseline", str(b), "--strict")
+    assert code == 1
+
+
+def test_filters(corpus):
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--op", "shrink", "--dtype", "float32")
+    assert code == 0 and "2 pass, 0 fail" in out
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--standard", "directml", "--version", "3_*")
+    assert code == 0 and "3 pass" in out
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--case", "*/neg-*")
+    assert code == 0 and "2 pass" in out
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["--op", "nosuchop"], 2, "unknown op(s) nosuchop"),
+    (["--standard", "cuda"], 2, "unknown standard(s) cuda"),
+    (["--case", "nothing/*"], 4, "no case matches"),
+    (["--timeout", "0"], 2, "--timeout must be positive"),
+])
+def test_usage_errors(corpus, args, code, message):
+    got, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, *args)
+    assert got == code and message in out
+
+
+def test_missing_corpus_and_bad_baseline_exit_2(tmp_path, corpus):
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", str(tmp_path / "none"))
+    assert code == 2 and "manifest.json" in out
+    b = tmp_path / "b.yaml"
+    b.write_text("known_failures:\n  - case: x\n")
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--baseline", str(b))
+    assert code == 2 and "has no reason" in out
+
+
+def test_unknown_adapter_exits_3(corpus):
+    code, out = run("--adapter", "no-such-adapter", "--corpus", corpus)
+    assert code == 3 and "no adapter of that name is installed" in out
+
+
+def test_progress_goes_to_stderr_when_asked(corpus):
+    res = CliRunner().invoke(main, ["run", "--adapter", "fake_adapters:Correct", "--corpus", corpus, "--progress"])
+    assert res.exit_code == 0
+    assert "[11/11 100%]" in res.stderr and "[11/11" not in res.stdout
