@@ -293,6 +293,9 @@ class Call:
                  the input array (aliasing); the adapter must write the result there.
     attributes:  every attribute value the case uses (float32-rounded), operator names
     attributes_given: the attributes the backend call passes explicitly (ONNX: defaults omitted)
+    strides:     the element strides the case declares per tensor (None: dense). Input arrays and
+                 output buffers already have them; for an illegal stride list that numpy cannot
+                 express (a must-reject case) the arrays stay dense and only this field has it.
     """
 
     case_id: str
@@ -309,6 +312,7 @@ class Call:
     in_place: bool = False
     violations: tuple[str, ...] = ()
     spec: Any = None  # specgen.spec.model.OpSpec when available
+    strides: dict = field(default_factory=dict)  # declared element strides per tensor (None: dense)
 
     @property
     def x(self) -> np.ndarray:

@@ -52,7 +52,7 @@ class OnnxReferenceAdapter(Adapter):
                             f"ReferenceEvaluator: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
                 if works:
                     claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
-                                        strided=True, rejects=True))
+                                        rejects=True))
         self._claims = claims
         return claims
 
@@ -68,11 +68,13 @@ class OnnxReferenceAdapter(Adapter):
             model, in_names, out_names = model_for_call(call)
             hit = self._evaluators[key] = (ReferenceEvaluator(model), in_names, out_names)
         ev, in_names, out_names = hit
-        feeds = {std: np.ascontiguousarray(call.inputs[n]) for std, n in zip(in_names, call.inputs)}
+        feeds = {std: np.require(call.inputs[n], requirements="C") for std, n in zip(in_names, call.inputs)}
         with np.errstate(all="ignore"):
             results = ev.run(out_names, feeds)
         return {n: np.asarray(r) for n, r in zip(call.outputs, results)}
 
     def accepts(self, call):
+        if any(s is not None for s in call.strides.values()):
+            return False  # ONNX tensors are dense: there is no way to pass strides
         model, _, _ = model_for_call(call, concrete=True)
         return False if check_model_strict(model) is not None else None

@@ -72,8 +72,7 @@ class OnnxRuntimeAdapter(Adapter):
                         self._unclaimed[(spec.id, "onnx", v.version, dtype)] = f"onnxruntime: {_ort_error(exc)}"
                 if works:
                     claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
-                                        strided=True, rejects=True,
-                                        note="strided inputs are copied to contiguous by the adapter"))
+                                        rejects=True))
         self._claims = claims
         return claims
 
@@ -100,11 +99,13 @@ class OnnxRuntimeAdapter(Adapter):
         import numpy as np
 
         sess, in_names, out_names = self._cached(call)
-        feeds = {std: np.ascontiguousarray(call.inputs[n]) for std, n in zip(in_names, call.inputs)}
+        feeds = {std: np.require(call.inputs[n], requirements="C") for std, n in zip(in_names, call.inputs)}
         results = sess.run(out_names, feeds)
         return dict(zip(call.outputs, results))
 
     def accepts(self, call):
+        if any(s is not None for s in call.strides.values()):
+            return False  # ONNX tensors are dense: there is no way to pass strides
         model, _, _ = model_for_call(call, concrete=True)
         if check_model_strict(model) is not None:
             return False

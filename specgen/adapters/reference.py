@@ -7,8 +7,10 @@ dtype, rank) the specs list, in-place and strided calls included: the reference 
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import inspect
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +37,17 @@ def _import_path(path: Path, name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _package(directory: Path, name: str) -> str:
+    """Import ``directory`` as package ``name`` (once) so its modules' relative imports work."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, directory / "__init__.py",
+                                                      submodule_search_locations=[str(directory)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return name
 
 
 def _entry(module, op: str, names):
@@ -68,7 +81,11 @@ class ReferenceAdapter(Adapter):
             path = self.root / kind / f"{op}.py"
             if not path.is_file():
                 raise FileNotFoundError(f"{path} does not exist: run `specgen generate`")
-            self._modules[key] = _import_path(path, f"specgen_generated_{kind}_{op}")
+            if (self.root / kind / "__init__.py").is_file():  # a package (validate/ has _checks.py)
+                pkg = _package(self.root / kind, f"specgen_generated_{kind}")
+                self._modules[key] = importlib.import_module(f"{pkg}.{op}")
+            else:
+                self._modules[key] = _import_path(path, f"specgen_generated_{kind}_{op}")
         return self._modules[key]
 
     def claims(self):
@@ -88,7 +105,7 @@ class ReferenceAdapter(Adapter):
     def run(self, call):
         module = self._module("reference", call.op)
         fn = _entry(module, call.op, (call.op, "reference", "compute", "run"))
-        kw = dict(call.attributes)
+        kw = {k: call.attributes[k] for k in call.attributes_given if k in call.attributes}
         kw.setdefault("standard", call.standard)
         kw.setdefault("version", call.version)
         y = _call_with(fn, [call.inputs[n] for n in call.inputs], kw)
@@ -109,11 +126,11 @@ class ReferenceAdapter(Adapter):
         fn = _entry(module, call.op, ("validate", f"validate_{call.op}", call.op))
         tensors = {}
         for name, arr in call.inputs.items():
-            tensors[name] = {"dtype": call.dtype if arr.dtype is None else _dtype_name(arr), "sizes": list(arr.shape),
-                             "strides": [s // arr.itemsize for s in arr.strides] if not arr.flags.c_contiguous else None}
+            tensors[name] = {"dtype": _dtype_name(arr), "sizes": list(arr.shape), "strides": call.strides.get(name)}
         for name, info in call.outputs.items():
-            tensors[name] = {"dtype": info.dtype, "sizes": list(info.shape), "strides": None}
-        violations = _call_with(fn, [call.standard, call.version, tensors, dict(call.attributes)], {})
+            tensors[name] = {"dtype": info.dtype, "sizes": list(info.shape), "strides": call.strides.get(name)}
+        attributes = {k: call.attributes[k] for k in call.attributes_given if k in call.attributes}
+        violations = fn(call.standard, call.version, tensors, attributes)
         return not violations
 
 

@@ -51,7 +51,7 @@ class TorchAdapter(Adapter):
 
         torch = self._torch
         if arr.dtype.name == "bfloat16":
-            return torch.from_numpy(np.ascontiguousarray(arr).view(np.uint16).astype(np.int16)).view(torch.bfloat16)
+            return torch.from_numpy(np.require(arr, requirements="C").view(np.uint16).astype(np.int16)).view(torch.bfloat16)
         return torch.from_numpy(arr)  # keeps strides (non-contiguous views stay views)
 
     def _numpy(self, t):

@@ -162,6 +162,15 @@ def _strided_view(values: np.ndarray, strides: list[int]) -> np.ndarray:
     return view
 
 
+def _layout(arr: np.ndarray, st) -> np.ndarray:
+    """``arr`` laid out with element strides ``st`` (None: dense). A stride list that cannot be
+    laid out (wrong length: a must-reject case) leaves the array dense; ``Call.strides`` still
+    carries the declared strides for adapters that validate descriptors."""
+    if st is None or len(st) != arr.ndim or arr.size == 0:
+        return arr
+    return _strided_view(arr, [int(s) for s in st])
+
+
 def _attr(v):
     """Attribute values: floats stay floats (already float32-rounded by the corpus); lists (ONNX
     ``consumed_inputs``) and strings pass through."""
@@ -178,11 +187,10 @@ def build_call(case, data: dict[str, np.ndarray], spec, input_names, output_name
     """The Call for one case. Inputs are fresh copies; strided inputs are views; an in-place call's
     output buffer is the input array itself."""
     inputs: dict[str, np.ndarray] = {}
-    strides = dict(getattr(case, "strides", None) or {})
+    strides = {k: (list(v) if v is not None else None) for k, v in dict(getattr(case, "strides", None) or {}).items()}
     for name in input_names:
         arr = np.array(data[name], copy=True)
-        st = strides.get(name)
-        inputs[name] = _strided_view(arr, list(st)) if st is not None else arr
+        inputs[name] = _layout(arr, strides.get(name))
     outputs: dict[str, OutputInfo] = {}
     out: dict[str, np.ndarray] = {}
     for i, name in enumerate(output_names):
@@ -193,14 +201,15 @@ def build_call(case, data: dict[str, np.ndarray], spec, input_names, output_name
             out[name] = inputs[input_names[i]]
         else:
             try:
-                out[name] = np.zeros(shape, dtype=_dt.get(dtype).numpy)
+                out[name] = _layout(np.zeros(shape, dtype=_dt.get(dtype).numpy), strides.get(name))
             except (KeyError, ValueError, TypeError):
                 out[name] = np.zeros(0)
     return Call(case_id=case.id, op=case.op, standard=case.standard, version=str(case.version), dtype=case.dtype,
                 kind=getattr(case, "kind", "positive"), inputs=inputs, outputs=outputs, out=out,
                 attributes={k: _attr(v) for k, v in (case.attributes or {}).items()},
                 attributes_given=tuple(getattr(case, "attributes_given", ()) or ()),
-                in_place=bool(case.in_place), violations=tuple(getattr(case, "violations", ()) or ()), spec=spec)
+                in_place=bool(case.in_place), violations=tuple(getattr(case, "violations", ()) or ()), spec=spec,
+                strides=strides)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -547,12 +556,19 @@ class Runner:
                 continue
             case = min((c for c, _ in members), key=lambda c: (int(np.prod(next(iter(c.shapes.values()), [1]))), c.id))
             r = self.run_case(case, ignore_claims=True)
-            if r.verdict == PASS:
-                outcome, msg = "works", "ran and passed although not claimed"
-            elif r.verdict == FAIL:
-                outcome, msg = "runs but fails", r.reason
+            msg = r.reason
+            for prefix in ("claim not honoured: the adapter declined a case inside its claim: ",
+                           "rejected a legal call: ", "crashed inside its claim: "):
+                if msg.startswith(prefix):
+                    outcome, msg = "does not run", msg[len(prefix):]
+                    break
             else:
-                outcome, msg = "does not run", r.reason.removeprefix("crashed inside its claim: ")
+                if r.verdict == PASS:
+                    outcome, msg = "works", "ran and passed although not claimed"
+                elif r.verdict == FAIL:
+                    outcome = "runs but fails"
+                else:
+                    outcome = "does not run"
             probes.append(Probe(key[0], key[1], key[2], key[3], case.id, len(members), outcome, msg))
         return probes
 

@@ -29,7 +29,7 @@ def _snapshot(case, data) -> dict:
         elif isinstance(v, dict):
             v = dict(v)
         fields[f] = v
-    fields["data"] = {k: np.ascontiguousarray(v) for k, v in data.items()}
+    fields["data"] = {k: np.require(v, requirements="C") for k, v in data.items()}
     return fields
 
 
