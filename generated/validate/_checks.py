@@ -14,7 +14,10 @@ from typing import Any, Mapping
 
 
 def _label(std: Mapping[str, Any], version: str) -> str:
-    return f"{std['title']} {std['operator']} {std['version_label'].format(version=version)}"
+    label = std["version_label"].format(version=version)
+    if label.startswith(std["title"]):  # "oneDNN Graph (current)"
+        return f"{std['operator']} in {label}"
+    return f"{std['title']} {std['operator']} {label}"
 
 
 def _ranks(r) -> str:

@@ -1,0 +1,142 @@
+"""Golden values are correct to the last bit: a sample of the committed corpus re-checked against an
+independent oracle (each formula written out in exact rationals here, and a nearest-neighbour test
+of the stored value rather than the generator's rounding routine)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from specgen import dtypes as dt
+from specgen.generate.exact import golden
+from specgen.generate.floats import FORMATS, round_float64, round_fraction, step
+from specgen.spec.loader import load_all
+from specgen.vectors import case_seed, load_corpus
+
+SPECS = load_all()
+
+
+def exact(op: str, x: Fraction, a: dict) -> Fraction:
+    F = {k: Fraction(v) for k, v in a.items()}
+    if op == "hard_sigmoid":
+        return max(Fraction(0), min(F["alpha"] * x + F["beta"], Fraction(1)))
+    if op == "shrink":
+        t, b = F["threshold"], F["bias"]
+        return x - b if x > t else (x + b if x < -t else Fraction(0))
+    if op == "softsign":
+        return x / (1 + abs(x))
+    raise KeyError(op)
+
+
+def correctly_rounded(q: Fraction, stored, dtype: str) -> bool:
+    d = dt.get(dtype)
+    if not d.is_float:
+        return int(stored) == int(q)  # shrink's stored integer_rounding: toward_zero
+    v = float(stored)
+    f = FORMATS[dtype]
+    if math.isinf(v):
+        return (v > 0) == (q > 0) and abs(q) >= f.max_finite + Fraction(2) ** (f.emax - f.precision)
+    if math.isnan(v):
+        return False
+    arr = np.array([stored], dtype=d.numpy)
+    err = abs(q - Fraction(v))
+    for k in (-1, 1):
+        nb = float(step(arr, k, dtype)[0])
+        if math.isinf(nb):
+            continue
+        other = abs(q - Fraction(nb))
+        if other < err or (other == err and int(arr.view(d.uint_view)[0]) & 1):
+            return False
+    if q != 0 and (v > 0) != (q > 0) and v != 0:
+        return False
+    if q != 0 and v == 0:
+        return math.copysign(1.0, v) == math.copysign(1.0, q)
+    return True
+
+
+def _as_fraction(v) -> Fraction:
+    return Fraction(int(v)) if np.asarray(v).dtype.kind in "iu" else Fraction(float(v))
+
+
+def test_a_sample_of_the_corpus_is_correctly_rounded():
+    corpus = load_corpus()
+    positives = [c for c in corpus.cases if c.kind == "positive"]
+    rng = np.random.Generator(np.random.PCG64(case_seed("exactness-sample")))
+    checked = 0
+    for case in positives:
+        t = case.load()
+        x, y = t["x"].ravel(), t["y"].ravel()
+        picks = rng.integers(0, x.size, size=min(x.size, 4))
+        for i in picks:
+            if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
+                if not math.isfinite(float(x[i])):
+                    continue
+            q = exact(case.op, _as_fraction(x[i]), case.attributes)
+            assert correctly_rounded(q, y[i], case.dtype), (case.id, x[i], y[i], float(q))
+            checked += 1
+    assert checked > 3000
+
+
+def test_the_hard_case_near_minus_2_5():
+    """x = 0xc01fffff, alpha = float32(0.2), beta = 0.5: the exact result rounds to 0x332ccccd."""
+    x = np.array([0xC01FFFFF], dtype=np.uint32).view(np.float32)
+    g = golden(SPECS["hard_sigmoid"], {"x": x}, {"alpha": float(np.float32(0.2)), "beta": 0.5}, "float32")
+    assert hex(int(g.y.view(np.uint32)[0])) == "0x332ccccd"
+    corpus = load_corpus()
+    found = [c for c in corpus.select(op="hard_sigmoid", standard="onnx", version="22", dtype="float32")
+             if "breakpoints" in c.tags and c.attributes["alpha"] == float(np.float32(0.2))]
+    assert found and any(0xC01FFFFF in c.load()["x"].view(np.uint32) for c in found)
+
+
+def test_bfloat16_rounds_once_from_float64():
+    # 1 + 2**-8 is the midpoint between 1 and the next bfloat16; a hair above it must round up.
+    v = np.array([1 + 2 ** -8 + 2 ** -40, 1 + 2 ** -8 - 2 ** -40, 1 + 2 ** -8, 1 + 3 * 2 ** -8])
+    got = round_float64(v, "bfloat16").astype(np.float64)
+    assert list(got) == [1 + 2 ** -7, 1.0, 1.0, 1 + 2 ** -6]
+    for value in v:
+        assert round_fraction(Fraction(value), "bfloat16") == float(round_float64(np.array([value]), "bfloat16")[0])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_round_fraction_edges(dtype):
+    f = FORMATS[dtype]
+    half_ulp_max = Fraction(2) ** (f.emax - f.precision)
+    assert round_fraction(f.max_finite + half_ulp_max, dtype) == math.inf
+    assert round_fraction(f.max_finite + half_ulp_max - Fraction(1, 10 ** 9), dtype) == float(f.max_finite)
+    assert round_fraction(f.min_subnormal / 2, dtype) == 0.0  # tie to even (zero)
+    assert round_fraction(f.min_subnormal * 3 / 2, dtype) == float(f.min_subnormal * 2)
+    assert math.copysign(1, round_fraction(-f.min_subnormal / 4, dtype)) == -1
+
+
+def test_float64_outputs_fall_back_to_exact_arithmetic():
+    x = np.array([0.1, -2.5, 1e-300, 3.0, 7.0], dtype=np.float64)
+    attrs = {"alpha": float(np.float32(0.2)), "beta": 0.5}
+    g = golden(SPECS["hard_sigmoid"], {"x": x}, attrs, "float64")
+    assert g.exact >= 2  # 0.2f * 0.1 + 0.5 is not exact in float64
+    for xv, yv in zip(x, g.y):
+        assert correctly_rounded(exact("hard_sigmoid", Fraction(xv), attrs), yv, "float64")
+
+
+def test_special_values_follow_the_spec():
+    x = np.array([np.nan, np.inf, -np.inf, -0.0], dtype=np.float16)
+    hs = golden(SPECS["hard_sigmoid"], {"x": x}, {"alpha": 0.25, "beta": 0.5}, "float16").y.astype(np.float64)
+    assert np.isnan(hs[0]) and hs[1] == 1 and hs[2] == 0  # nan recommended; inf: formula
+    flat = golden(SPECS["hard_sigmoid"], {"x": x}, {"alpha": 0.0, "beta": 0.5}, "float16").y.astype(np.float64)
+    assert np.isnan(flat[1]) and np.isnan(flat[2])  # alpha 0: the literal formula gives 0*inf = NaN
+    ss = golden(SPECS["softsign"], {"x": x}, {}, "float16").y.astype(np.float64)
+    assert np.isnan(ss[0]) and ss[1] == 1 and ss[2] == -1  # limit recommended
+    assert ss[3] == 0 and math.copysign(1, ss[3]) == -1  # -0 / (1 + 0) = -0
+    sh = golden(SPECS["shrink"], {"x": x}, {"bias": 0.5, "threshold": 1.0}, "float16").y.astype(np.float64)
+    assert sh[0] == 0 and sh[1] == np.inf and sh[2] == -np.inf  # comparisons with NaN are false
+
+
+def test_integer_shrink_truncates_the_exact_value():
+    x = np.array([-128, -3, -2, 2, 3, 127, 100], dtype=np.int8)
+    g = golden(SPECS["shrink"], {"x": x}, {"bias": float(np.float32(0.3)), "threshold": 2.0}, "int8")
+    assert list(g.y) == [-127, -2, 0, 0, 2, 126, 99]
+    big = np.array([2 ** 62 + 1, -(2 ** 62) - 1, 2 ** 53 + 1], dtype=np.int64)
+    g = golden(SPECS["shrink"], {"x": big}, {"bias": 0.5, "threshold": 1.0}, "int64")
+    assert [int(v) for v in g.y] == [2 ** 62, -(2 ** 62), 2 ** 53]
