@@ -306,9 +306,9 @@ def negative_probes(spec, std, ver, x: str, y: str) -> list[Probe]:
         if other:
             out.append(Probe("output-dtype", "data_type", call(yd=other[0]), attrs))
     if "dimension_count" in same and base:
-        alt = [r for r in rules.tested_ranks(ranks) if r != len(base) and r >= 1]
-        if alt:
-            out.append(Probe("output-rank", "dimension_count", call(ys=_fit_rank([5], alt[0])), attrs))
+        # another rank the table allows if there is one (else the output also breaks the rank rule)
+        alt = [r for r in rules.tested_ranks(ranks) if r != len(base) and r >= 1] or [len(base) - 1]
+        out.append(Probe("output-rank", "dimension_count", call(ys=_fit_rank([5], alt[0])), attrs))
     if "sizes" in same and base:
         out.append(Probe("output-sizes", "sizes", call(ys=base[:-1] + [base[-1] + 1]), attrs))
     for a, b in std.attributes.items():

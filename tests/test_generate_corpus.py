@@ -1,0 +1,221 @@
+"""The committed corpus covers what the specs allow: every (standard, version, dtype, rank), every
+attribute set, every region and breakpoint, special values, negatives per table row."""
+from __future__ import annotations
+
+import collections
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from specgen import dtypes as dt
+from specgen.generate import rules
+from specgen.generate.corpus import attribute_sets
+from specgen.generate.design import analyse_formula, region_index, regions
+from specgen.generate.floats import round_fraction, step
+from specgen.generate.tree import import_generated
+from specgen.spec.loader import load_all
+from specgen.vectors import load_corpus
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = load_all()
+CORPUS = load_corpus(ROOT / "generated" / "vectors")
+POSITIVE = [c for c in CORPUS.cases if c.kind == "positive"]
+NEGATIVE = [c for c in CORPUS.cases if c.kind == "negative"]
+VALIDATE = {op: import_generated(ROOT / "generated", "validate", op).validate for op in SPECS}
+ID = re.compile(r"^[a-z_]+/[a-z]+-[a-z0-9_.]+/[a-z0-9]+/rank\d+/[a-z0-9_-]+(\[[a-z_]+=[-0-9.e]+(,[a-z_]+=[-0-9.e]+)*\])?$")
+
+
+def _rows():
+    for op, spec in SPECS.items():
+        for key, std in spec.standards.items():
+            for ver in std.versions:
+                yield op, spec, key, std, ver
+
+
+def test_ids_are_unique_and_readable():
+    ids = [c.id for c in CORPUS.cases]
+    assert len(ids) == len(set(ids))
+    bad = [i for i in ids if not ID.match(i)]
+    assert not bad, bad[:5]
+
+
+def test_every_standard_version_dtype_and_rank_has_cases():
+    have = collections.defaultdict(set)
+    for c in POSITIVE:
+        have[(c.op, c.standard, c.version, c.dtype)].add(len(c.shapes["x"]))
+    for op, spec, key, std, ver in _rows():
+        for dtype in ver.dtypes("x"):
+            ranks = set(rules.tested_ranks(ver.ranks("x")))
+            assert ranks <= have[(op, key, ver.version, dtype)], (op, key, ver.version, dtype)
+    # and nothing outside the tables
+    for c in POSITIVE:
+        ver = SPECS[c.op].standards[c.standard].version(c.version)
+        assert c.dtype in ver.dtypes("x") and ver.ranks("x").allows(len(c.shapes["x"])), c.id
+
+
+def test_every_attribute_set_per_row_and_dtype():
+    names = collections.defaultdict(set)
+    for c in POSITIVE:
+        names[(c.op, c.standard, c.version, c.dtype)].add(c.tags[1])
+    for op, spec, key, std, ver in _rows():
+        want = {a.name for a in attribute_sets(spec, key)}
+        for dtype in ver.dtypes("x"):
+            assert want <= names[(op, key, ver.version, dtype)], (op, key, ver.version, dtype)
+
+
+def test_attribute_sets_make_every_attribute_matter():
+    for op, spec in SPECS.items():
+        for key in spec.standards:
+            sets = [s.values for s in attribute_sets(spec, key)]
+            for a in spec.attribute_names:
+                assert any(s[a] < 0 for s in sets) and any(s[a] == 0 for s in sets), (op, key, a)
+            if len(spec.attribute_names) == 2:
+                a, b = spec.attribute_names
+                assert any(s[a] > s[b] for s in sets) and any(s[a] < s[b] for s in sets)
+    onednn = [s for s in attribute_sets(SPECS["hard_sigmoid"], "onednn")]
+    assert not any(s.default for s in onednn)  # no defaults: every set is explicit
+    assert {"alpha": np.float32(0.2), "beta": 0.5} in [s.values for s in onednn]
+
+
+def test_attributes_given_follow_the_standard():
+    for c in POSITIVE:
+        if "default" in c.tags and c.standard == "onnx":
+            assert c.attributes_given == [], c.id
+        elif c.attributes:
+            assert sorted(c.attributes_given) == sorted(c.attributes), c.id
+
+
+def _as_fraction(v):
+    return Fraction(int(v)) if np.asarray(v).dtype.kind in "iu" else Fraction(float(v))
+
+
+def test_every_region_is_populated_and_the_middle_dominates():
+    for c in POSITIVE:
+        if "regions" not in c.tags:
+            continue
+        spec = SPECS[c.op]
+        design = analyse_formula(spec, c.attributes)
+        x = c.load()["x"].ravel()
+        idx = region_index(x, design.bounds)
+        lo, hi = (-np.inf, np.inf)
+        for k, region in enumerate(regions(design.bounds, c.dtype)):
+            # a region holds values of this dtype unless it lies between two adjacent integers etc.
+            a, b = region
+            if dt.get(c.dtype).is_float or a is None or b is None or int(np.floor(float(b) - 1e-9)) > float(a):
+                lo_int, hi_int = (-np.inf if a is None else float(a)), (np.inf if b is None else float(b))
+                info_lo = -np.inf if dt.get(c.dtype).is_float else np.iinfo(dt.get(c.dtype).numpy).min
+                info_hi = np.inf if dt.get(c.dtype).is_float else np.iinfo(dt.get(c.dtype).numpy).max
+                if hi_int <= info_lo or lo_int >= info_hi:
+                    continue
+                assert (idx == 2 * k).sum() > 0, (c.id, k, region)
+        if c.op == "hard_sigmoid" and c.attributes["alpha"] != 0 and dt.get(c.dtype).is_float:
+            y = c.load()["y"].astype(np.float64)
+            linear = ((y > 0) & (y < 1)).mean()
+            assert linear >= 0.25, (c.id, linear)
+
+
+def test_breakpoints_are_bracketed_one_ulp_either_side():
+    for c in POSITIVE:
+        if "breakpoints" not in c.tags:
+            continue
+        d = dt.get(c.dtype)
+        x = set(c.load()["x"].ravel().view(d.uint_view).tolist())
+        for bp in analyse_formula(SPECS[c.op], c.attributes).breakpoints:
+            if not d.is_float:
+                import math
+                want = {math.floor(bp.value), math.ceil(bp.value)}
+                want = {v for v in want if np.iinfo(d.numpy).min <= v <= np.iinfo(d.numpy).max}
+                vals = {int(v) for v in c.load()["x"].ravel()}
+                assert want <= vals, (c.id, bp)
+                continue
+            near = np.array([round_fraction(bp.value, c.dtype)]).astype(d.numpy)
+            if not np.isfinite(near.astype(np.float64))[0]:
+                continue
+            for k in (-1, 0, 1):
+                assert int(step(near, k, c.dtype).view(d.uint_view)[0]) in x, (c.id, bp, k)
+
+
+def test_special_values_in_every_float_row():
+    seen = collections.defaultdict(set)
+    for c in POSITIVE:
+        if "breakpoints" not in c.tags or not dt.get(c.dtype).is_float:
+            continue
+        x = c.load()["x"].astype(np.float64).ravel()
+        key = (c.op, c.standard, c.version, c.dtype)
+        if np.isnan(x).any():
+            seen[key].add("nan")
+        if (x == np.inf).any() and (x == -np.inf).any():
+            seen[key].add("inf")
+        if any(v == 0 and np.signbit(v) for v in x) and any(v == 0 and not np.signbit(v) for v in x):
+            seen[key].add("zeros")
+        tiny = float(np.finfo(np.float32).tiny) if c.dtype == "bfloat16" else float(np.finfo(dt.get(c.dtype).numpy).tiny)
+        if ((np.abs(x) < tiny) & (x != 0)).any():
+            seen[key].add("subnormal")
+    for op, spec, key, std, ver in _rows():
+        for dtype in ver.dtypes("x"):
+            if dt.get(dtype).is_float:
+                assert seen[(op, key, ver.version, dtype)] == {"nan", "inf", "zeros", "subnormal"}, (op, key, ver.version, dtype)
+
+
+def test_positive_cases_are_legal_and_negative_cases_are_rejected_for_their_messages():
+    for c in POSITIVE:
+        tensors = {t: {"dtype": c.dtypes[t], "sizes": c.shapes[t], "strides": c.strides[t]} for t in c.shapes}
+        attrs = {k: v for k, v in c.attributes.items() if k in c.attributes_given}
+        assert VALIDATE[c.op](c.standard, c.version, tensors, attrs) == [], c.id
+    for c in NEGATIVE:
+        tensors = {t: {"dtype": c.dtypes[t], "sizes": c.shapes[t], "strides": c.strides[t]} for t in c.shapes}
+        assert c.violations and VALIDATE[c.op](c.standard, c.version, tensors, c.attributes) == c.violations, c.id
+
+
+def test_negative_cases_cover_every_rule_of_every_table_row():
+    rules_seen = collections.defaultdict(set)
+    for c in NEGATIVE:
+        rules_seen[(c.op, c.standard, c.version)].add(c.tags[1])
+    for op, spec, key, std, ver in _rows():
+        want = {"unknown-attribute"}
+        if [d for d in std.info.dtype_names if d not in ver.dtypes("x")]:
+            want.add("dtype")
+        r = ver.ranks("x")
+        if not r.unspecified and (r.max is not None or (r.min or 0) > 0):
+            want.add("rank")
+        same = {p for cst in std.constraints for p in cst.same}
+        want |= same
+        if any(b.required for b in std.attributes.values()):
+            want.add("required-attribute")
+        if any(e for v in std.versions for e in v.extra_attributes) and not ver.extra_attributes:
+            want.add("version-attribute")
+        if not rules.layout(key)["zero_sizes"]:
+            want.add("zero-size")
+        want.add("strides")
+        assert want <= rules_seen[(op, key, ver.version)], (op, key, ver.version, want - rules_seen[(op, key, ver.version)])
+    ids = {c.id for c in NEGATIVE}
+    assert "hard_sigmoid/directml-3_0/float32/rank9/reject-rank-9" in ids
+    assert "hard_sigmoid/onnx-6/float64/rank4/reject-attribute-consumed_inputs" in ids
+    assert "hard_sigmoid/onednn-current/float32/rank4/reject-missing-alpha" in ids
+
+
+def test_in_place_strided_large_and_awkward_sizes():
+    in_place = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if c.in_place}
+    for op, spec, key, std, ver in _rows():
+        for dtype in ver.dtypes("x"):
+            assert ((op, key, ver.version, dtype) in in_place) == bool(std.in_place), (op, key, ver.version, dtype)
+    strided = [c for c in POSITIVE if c.strides["x"] is not None]
+    assert strided and all(rules.layout(c.standard)["strides"] for c in strided)
+    for op in SPECS:
+        assert any(np.prod(c.shapes["x"]) > 65536 for c in POSITIVE if c.op == op), op
+    dims = {d for c in POSITIVE for d in c.shapes["x"]}
+    assert {7, 13, 1031} <= dims
+
+
+def test_tolerances_come_from_the_spec():
+    for c in POSITIVE:
+        t = SPECS[c.op].tolerance[c.dtype]
+        assert c.tolerance == {"metric": t.metric, "value": t.value, "intermediate": t.intermediate}, c.id
+
+
+def test_the_committed_corpus_stays_small():
+    size = sum(p.stat().st_size for p in (ROOT / "generated").rglob("*") if p.is_file() and "exhaustive" not in p.parts)
+    assert size < 5 * 2 ** 20, size
