@@ -1,0 +1,1 @@
+"""Numerics: ULP arithmetic (``ulp``), the error model (``error_model``) and the comparison (``compare``)."""

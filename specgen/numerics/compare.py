@@ -1,0 +1,479 @@
+"""The comparison the runner uses: actual outputs against the spec's accepted results, vectorised.
+
+``compare(spec, standard_key, dtype, inputs, attributes, expected, actual) -> Comparison``
+(docs/ARCHITECTURE.md, "Numerics"). How an element is judged:
+
+1. Elements whose inputs are all finite: the accepted results come from the tolerance's metric.
+   ``model``: ``error_model.accepted_outputs`` recomputes, from the inputs and attributes, the
+   interval of results every correct evaluation order can give (it does not lean on ``expected``,
+   so the extra half ULP between the exact value and the golden once-rounded value is not
+   needed); ``exact``: the golden value; ``ulp`` N: within N ULPs (of the reference's binade) of
+   the reference; ``abs`` v: within v of the reference. The reference is the formula evaluated in
+   float64 at the inputs (exact for the rational formulas at float32 and narrower; it is only
+   used for the reported ULP error, never for the model's verdict). A result equal to the golden
+   value always passes (if the golden value is outside the model's set, a note says so).
+2. ``subnormal: flush_allowed``: a subnormal input may act as a zero of its sign (the element is
+   also judged with the input flushed, and passes if either judgement passes), and a result whose
+   accepted set reaches the subnormal range may be a zero.
+3. ``signed_zero``: where the accepted results all have one sign, a zero of the other sign is a
+   ``signed-zero`` failure (outcome ``formula``), a note (``unspecified``), or ignored (``any``).
+4. Elements with a NaN or infinite input: the spec's special-value outcomes for the standard
+   (``formula``: the literal formula in IEEE float64 arithmetic with NaN-propagating min/max;
+   ``limit``: the formula at +-1e300; ``nan``; ``zero``), each rounded to the output dtype and
+   compared exactly (any NaN matches NaN); ``unspecified``: never fails, the backend's behaviour
+   is noted.
+5. Integer dtypes: the metric from the spec (Shrink: ``abs`` 1) against the exact value; results
+   out of the type's range follow ``integer_overflow`` (``unspecified``: noted, not failed).
+
+Failure kinds: ``nan-mismatch`` (NaN where a number is accepted or the reverse), ``inf-mismatch``
+(an infinity where only finite values are accepted or the reverse), ``flush`` (a zero where only
+subnormal values are accepted and flushing is not allowed), ``signed-zero``, ``value``; a wrong
+shape or dtype of ``actual`` gives ``shape`` / ``dtype`` (never an exception).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+import numpy as np
+
+from specgen import dtypes as dt
+from specgen.formula.numpy_eval import evaluate
+from specgen.numerics import ulp as U
+from specgen.numerics.error_model import accepted_outputs
+
+MAX_FIRST = 10
+LIMIT_INPUT = 1e300
+KIND_ORDER = ("nan-mismatch", "inf-mismatch", "value", "flush", "signed-zero")
+
+
+@dataclass
+class Element:
+    """One element of a comparison: where it is and the values involved, in decimal and hex."""
+
+    index: tuple[int, ...]
+    input: dict  # the first input's value: {"decimal", "hex"}
+    expected: dict
+    actual: dict
+    error_ulps: float  # |actual - reference| in ULPs of the output dtype (OpenCL: the reference's binade)
+    bound_ulps: float  # the largest accepted error at this element, same units
+    kind: str | None = None  # failure kind, None when the element is accepted
+    inputs: dict = field(default_factory=dict)  # every input by name (for multi-input operators)
+
+    def to_json(self) -> dict:
+        out = {"index": list(self.index), "input": self.input, "expected": self.expected,
+               "actual": self.actual, "error_ulps": _num(self.error_ulps), "bound_ulps": _num(self.bound_ulps),
+               "kind": self.kind}
+        if len(self.inputs) > 1:
+            out["inputs"] = self.inputs
+        return out
+
+
+@dataclass
+class Comparison:
+    ok: bool
+    total: int
+    mismatches: int
+    kind: str | None  # the most severe failure kind present (KIND_ORDER), None when ok
+    kinds: dict[str, int]  # mismatch count per failure kind
+    worst: Element | None  # the worst mismatch; when ok, the element with the largest error
+    first: list[Element]  # up to MAX_FIRST mismatches in index order
+    notes: list[str]
+    metric: str
+    context: str  # "op(attrs) dtype shape"
+    max_error_ulps: float = 0.0  # over finite-input elements
+
+    def summary(self) -> str:
+        if self.kind in ("shape", "dtype"):
+            return f"{self.notes[0] if self.notes else self.kind} [{self.context}]"
+        if self.ok:
+            return (f"{self.total} elements within the {self.metric} bound, max error "
+                    f"{_fmt_ulps(self.max_error_ulps)} ULP [{self.context}]")
+        w = self.worst
+        at = f" at {list(w.index)}, x = {w.input['decimal']} ({w.input['hex']})" if w.input else f" at {list(w.index)}"
+        err = f", error {_fmt_ulps(w.error_ulps)} ULP > bound {_fmt_ulps(w.bound_ulps)} ULP" if w.kind in ("value", "flush") else ""
+        return (f"{self.mismatches} of {self.total} elements out of bound ({self.kind}); worst{at}: "
+                f"got {w.actual['decimal']} ({w.actual['hex']}), expected {w.expected['decimal']} "
+                f"({w.expected['hex']}){err} [{self.context}]")
+
+    def to_json(self) -> dict:
+        return {"ok": self.ok, "total": self.total, "mismatches": self.mismatches, "kind": self.kind,
+                "kinds": dict(self.kinds), "metric": self.metric, "context": self.context,
+                "max_error_ulps": _num(self.max_error_ulps),
+                "worst": self.worst.to_json() if self.worst else None,
+                "first": [e.to_json() for e in self.first], "notes": list(self.notes), "summary": self.summary()}
+
+
+def _num(v):
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+
+
+def _fmt_ulps(v) -> str:
+    v = float(v)
+    if not math.isfinite(v):
+        return str(v)
+    return f"{v:.3g}" if abs(v) < 1e5 else f"{v:,.0f}"
+
+
+# ----------------------------------------------------------------------------- value formatting
+
+def value_text(v, dtype) -> dict:
+    """{"decimal", "hex"} of one value in its dtype (hex: the bit pattern / two's complement)."""
+    d = np.dtype(dtype)
+    if U.is_float(d):
+        return {"decimal": U.decimal(v, d), "hex": U.hex_bits(v, d)}
+    iv = int(np.asarray(v).astype(d))
+    bits = iv & ((1 << (8 * d.itemsize)) - 1)
+    return {"decimal": str(iv), "hex": f"0x{bits:0{2 * d.itemsize}x}"}
+
+
+# ----------------------------------------------------------------------------- the entry point
+
+def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any], attributes: Mapping[str, float],
+            expected, actual) -> Comparison:
+    """Judge ``actual`` against the spec for one case; never raises for a wrong actual."""
+    expected = np.asarray(expected)
+    attrs = resolve_attributes(spec, standard_key, attributes)
+    context = _context(spec, attrs, case_dtype, expected.shape)
+    tol = spec.tolerance.get(case_dtype)
+    metric = tol.metric if tol else ("model" if U.is_float(case_dtype) else "exact")
+    try:
+        actual = np.asarray(actual)
+    except Exception as exc:  # pragma: no cover - exotic array-likes
+        return _structural("dtype", f"actual is not an array: {exc}", expected, metric, context)
+    if actual.shape != expected.shape:
+        return _structural("shape", f"wrong shape: got {actual.shape}, expected {expected.shape}", expected,
+                           metric, context)
+    want = dt.get(case_dtype).numpy
+    if actual.dtype != want:
+        return _structural("dtype", f"wrong dtype: got {actual.dtype.name}, expected {np.dtype(want).name}",
+                           expected, metric, context)
+    names = [t.name for t in spec.inputs]
+    arrays = {k: np.broadcast_to(np.asarray(inputs[k]), expected.shape) for k in names}
+    judge = _FloatJudge if U.is_float(case_dtype) else _IntJudge
+    return judge(spec, standard_key, case_dtype, tol, metric, arrays, attrs, expected, actual, context).run()
+
+
+def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float]) -> dict[str, float]:
+    """Attribute values by the operator's names, float32-rounded; the standard's names (ONNX's
+    ``lambd``) are accepted too, and missing attributes take the standard's default."""
+    std = spec.standards.get(standard_key)
+    rename = {b.name: b.attribute for b in std.attributes.values()} if std else {}
+    out: dict[str, float] = {}
+    for k, v in (attributes or {}).items():
+        out[rename.get(k, k) if k not in spec.attribute_names else k] = float(np.float32(v))
+    if std:
+        for name, default in std.defaults().items():
+            if name not in out and default is not None:
+                out[name] = default
+    missing = [a for a in spec.attribute_names if a not in out]
+    if missing:
+        raise KeyError(f"{spec.id}: no value for attribute(s) {', '.join(missing)} and no {standard_key} default")
+    return out
+
+
+def _context(spec, attrs, dtype, shape) -> str:
+    a = ", ".join(f"{k}={attrs[k]:.9g}" for k in spec.attribute_names if k in attrs)
+    return f"{spec.id}({a}) {dtype} {tuple(shape)}"
+
+
+def _structural(kind, message, expected, metric, context) -> Comparison:
+    return Comparison(ok=False, total=int(expected.size), mismatches=int(expected.size), kind=kind,
+                      kinds={kind: int(expected.size)}, worst=None, first=[], notes=[message],
+                      metric=metric, context=context)
+
+
+def _outcomes(spec, category, standard) -> tuple[str, ...]:
+    sv = spec.special_values.get(category)
+    return sv.outcomes(standard) if sv else ("unspecified",)
+
+
+# ----------------------------------------------------------------------------- judges
+
+class _Judge:
+    def __init__(self, spec, standard, dtype, tol, metric, inputs, attrs, expected, actual, context):
+        self.spec, self.standard, self.dtype, self.tol, self.metric = spec, standard, dtype, tol, metric
+        self.inputs, self.attrs, self.expected, self.actual, self.context = inputs, attrs, expected, actual, context
+        self.shape = expected.shape
+        self.notes: list[str] = []
+        self.kind = np.full(self.shape, "", dtype=object)  # failure kind per element ("" = accepted)
+        self.error = np.zeros(self.shape)  # |actual - reference| in output ULPs
+        self.bound = np.zeros(self.shape)  # accepted error in output ULPs
+
+    def finish(self) -> Comparison:
+        bad = self.kind != ""
+        flat_bad = np.flatnonzero(bad)
+        kinds = {k: int(np.count_nonzero(self.kind == k)) for k in KIND_ORDER if np.any(self.kind == k)}
+        kind = next(iter(kinds), None)
+        first = [self.element(np.unravel_index(i, self.shape)) for i in flat_bad[:MAX_FIRST]]
+        with np.errstate(all="ignore"):
+            finite_err = np.where(np.isfinite(self.error), self.error, np.nan)
+            max_err = float(np.nanmax(finite_err)) if finite_err.size and not np.all(np.isnan(finite_err)) else 0.0
+            if flat_bad.size:
+                severity = np.array([len(KIND_ORDER) - KIND_ORDER.index(k) if k else 0
+                                     for k in self.kind.ravel()[flat_bad]], dtype=np.float64)
+                excess = (self.error - self.bound).ravel()[flat_bad]
+                excess = np.where(np.isnan(excess), np.inf, excess)
+                order = np.lexsort((-excess, -severity))
+                worst = self.element(np.unravel_index(flat_bad[order[0]], self.shape))
+            elif self.expected.size:
+                score = np.where(np.isnan(finite_err), -1.0, finite_err).ravel()
+                worst = self.element(np.unravel_index(int(np.argmax(score)), self.shape))
+            else:
+                worst = None
+        return Comparison(ok=not flat_bad.size, total=int(self.expected.size), mismatches=int(flat_bad.size),
+                          kind=kind, kinds=kinds, worst=worst, first=first, notes=self.notes, metric=self.metric,
+                          context=self.context, max_error_ulps=max_err)
+
+    def element(self, idx) -> Element:
+        idx = tuple(int(i) for i in idx)
+        ins = {k: value_text(v[idx], v.dtype) for k, v in self.inputs.items()}
+        return Element(index=idx, input=next(iter(ins.values())) if ins else {},
+                       expected=value_text(self.expected[idx], self.expected.dtype),
+                       actual=value_text(self.actual[idx], self.actual.dtype),
+                       error_ulps=float(self.error[idx]), bound_ulps=float(self.bound[idx]),
+                       kind=self.kind[idx] or None, inputs=ins)
+
+
+class _FloatJudge(_Judge):
+    def run(self) -> Comparison:
+        f = U.fmt(self.dtype)
+        x = {k: v.astype(np.float64) for k, v in self.inputs.items()}
+        a = self.actual.astype(np.float64)
+        e = self.expected.astype(np.float64)
+        nan_in = np.zeros(self.shape, dtype=bool)
+        pinf_in = np.zeros(self.shape, dtype=bool)
+        ninf_in = np.zeros(self.shape, dtype=bool)
+        for v in x.values():
+            nan_in |= np.isnan(v)
+            pinf_in |= v == np.inf
+            ninf_in |= v == -np.inf
+        pinf_in &= ~nan_in
+        ninf_in &= ~nan_in & ~pinf_in
+        special = nan_in | pinf_in | ninf_in
+        finite = ~special
+
+        safe = {k: np.where(np.isfinite(v), v, 0.0) for k, v in x.items()}
+        env = {**safe, **self.attrs}
+        with np.errstate(all="ignore"):
+            ref = np.asarray(evaluate(self.spec.formula, env), dtype=np.float64) * np.ones(self.shape)
+            ulp_ref = U.ulp(ref, f)
+            self.error = np.abs(a - ref) / ulp_ref
+        self.error[special] = 0.0
+
+        flush = "flush_allowed" in _outcomes(self.spec, "subnormal", self.standard)
+        lo, hi, raw_lo, raw_hi = self.accepted(env, ref, e, flush)
+        ok = (a >= lo) & (a <= hi)
+        alt = None
+        if flush and self.metric == "model":
+            sub = np.zeros(self.shape, dtype=bool)
+            for v in x.values():
+                sub |= (v != 0) & (np.abs(v) < f.min_normal)  # input dtype == output dtype family
+            if sub.any():
+                env2 = {**{k: np.where((v != 0) & (np.abs(v) < U.fmt(self.inputs[k].dtype).min_normal)
+                                       if U.is_float(self.inputs[k].dtype) else False, np.copysign(0.0, v), v)
+                           for k, v in safe.items()}, **self.attrs}
+                lo2, hi2, rlo2, rhi2 = self.accepted(env2, None, e, flush)
+                with np.errstate(all="ignore"):
+                    ref2 = np.asarray(evaluate(self.spec.formula, env2), dtype=np.float64) * np.ones(self.shape)
+                ok |= sub & (a >= lo2) & (a <= hi2)
+                alt = (sub, lo2, hi2, rlo2, rhi2, ref2)
+        # the golden value always passes; say so when the model disagrees with it
+        golden_equal = (a == e) | (np.isnan(a) & np.isnan(e))
+        golden_out = finite & ~((e >= lo) & (e <= hi)) & ~np.isnan(e)
+        if alt is not None:
+            golden_out &= ~(alt[0] & (e >= alt[1]) & (e <= alt[2]))
+        if golden_out.any():
+            i = tuple(int(j) for j in np.argwhere(golden_out)[0])
+            self.notes.append(f"the golden value lies outside the {self.metric} bound at {int(golden_out.sum())} "
+                              f"element(s), first at {list(i)} (golden {self.expected[i]!r}, accepted "
+                              f"[{lo[i]!r}, {hi[i]!r}]): a generator or model inconsistency, not the backend's")
+        # NaN results: accepted where the reference itself is NaN (0/0, log(-1) at finite inputs)
+        ok |= np.isnan(a) & np.isnan(ref)
+        ok |= golden_equal
+        with np.errstate(all="ignore"):
+            span = np.maximum(np.abs(hi - ref), np.abs(ref - lo)) / ulp_ref
+        self.bound = np.where(np.isfinite(span) | np.isinf(span), span, 0.0)
+        self.classify(finite & ~ok, a, ref, lo, hi, f, flush)
+        self.signed_zero(finite & ok & (a == 0) & ~golden_equal_sign(a, e), a, raw_lo, raw_hi, ref, alt)
+        if special.any():
+            self.specials(x, a, nan_in, pinf_in, ninf_in)
+        return self.finish()
+
+    def accepted(self, env, ref, expected, flush):
+        """(lo, hi, raw_lo, raw_hi): accepted output values and the pre-rounding interval."""
+        f = U.fmt(self.dtype)
+        if self.metric == "model":
+            inter = (self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype)
+            acc = accepted_outputs(self.spec.formula, env, inter, self.dtype, flush=flush,
+                                   inputs={t.name for t in self.spec.inputs})
+            shape_ones = np.ones(self.shape)
+            return acc.lo * shape_ones, acc.hi * shape_ones, acc.raw.lo * shape_ones, acc.raw.hi * shape_ones
+        if ref is None:
+            with np.errstate(all="ignore"):
+                ref = np.asarray(evaluate(self.spec.formula, env), dtype=np.float64) * np.ones(self.shape)
+        if self.metric == "exact":
+            lo = hi = expected
+        elif self.metric == "ulp":
+            width = float(self.tol.value) * U.ulp(ref, f)
+            lo, hi = ref - width, ref + width
+        else:  # abs
+            lo, hi = ref - float(self.tol.value), ref + float(self.tol.value)
+        if flush:
+            tiny = (lo < f.min_normal) & (hi > -f.min_normal)
+            lo, hi = np.where(tiny, np.minimum(lo, 0.0), lo), np.where(tiny, np.maximum(hi, 0.0), hi)
+        return lo, hi, ref, ref
+
+    def classify(self, bad, a, ref, lo, hi, f, flush):
+        if not bad.any():
+            return
+        kind = np.where(bad, "value", "").astype(object)
+        nan_mismatch = bad & (np.isnan(a) | np.isnan(ref))
+        inf_mismatch = bad & ~nan_mismatch & (
+            (np.isinf(a) & np.isfinite(lo) & np.isfinite(hi)) | (np.isfinite(a) & np.isinf(lo) & (lo == hi)))
+        flushed = bad & ~nan_mismatch & ~inf_mismatch & (a == 0) & (not flush) & \
+            (np.maximum(np.abs(lo), np.abs(hi)) < f.min_normal)
+        kind[flushed] = "flush"
+        kind[inf_mismatch] = "inf-mismatch"
+        kind[nan_mismatch] = "nan-mismatch"
+        self.kind = np.where(bad, kind, self.kind)
+
+    def signed_zero(self, zero, a, raw_lo, raw_hi, ref, alt):
+        outcomes = _outcomes(self.spec, "signed_zero", self.standard)
+        if not zero.any() or "any" in outcomes:
+            return
+        wrong = zero & _wrong_sign(a, raw_lo, raw_hi, ref)
+        if alt is not None:
+            sub, _, _, rlo2, rhi2, ref2 = alt
+            wrong &= ~(sub & ~_wrong_sign(a, rlo2, rhi2, ref2))
+        n = int(wrong.sum())
+        if not n:
+            return
+        i = tuple(int(j) for j in np.argwhere(wrong)[0])
+        if "formula" in outcomes:
+            self.kind = np.where(wrong & (self.kind == ""), "signed-zero", self.kind)
+        else:
+            self.notes.append(f"signed zero (unspecified, not failed): {n} zero result(s) with the sign opposite "
+                              f"to the formula's, first at {list(i)} (got {self.actual[i]!r})")
+
+    def specials(self, x, a, nan_in, pinf_in, ninf_in):
+        out = U.fmt(self.dtype)
+        for category, mask in (("nan", nan_in), ("pos_inf", pinf_in), ("neg_inf", ninf_in)):
+            if not mask.any():
+                continue
+            outcomes = _outcomes(self.spec, category, self.standard)
+            got_nan = int((np.isnan(a) & mask).sum())
+            label = {"nan": "NaN", "pos_inf": "+inf", "neg_inf": "-inf"}[category]
+            if "unspecified" in outcomes:
+                sv = self.spec.special_values.get(category)
+                rec = f"; recommended: {sv.recommended}" if sv and sv.recommended else ""
+                vals = sorted({repr(float(v)) for v in a[mask & ~np.isnan(a)].ravel()[:1000]})[:4]
+                self.notes.append(f"{label} input ({int(mask.sum())} elements) is unspecified by {self.standard}, "
+                                  f"not failed: the backend gave NaN at {got_nan}"
+                                  + (f", numbers ({', '.join(vals)}) at {int(mask.sum()) - got_nan}" if vals else "")
+                                  + rec)
+                continue
+            candidates = []
+            env = {**x, **self.attrs}
+            with np.errstate(all="ignore"):
+                for outcome in outcomes:
+                    if outcome == "formula":
+                        v = np.asarray(evaluate(self.spec.formula, env), dtype=np.float64)
+                    elif outcome == "limit":
+                        lim = {k: np.where(np.isinf(v), np.copysign(LIMIT_INPUT, v), v) for k, v in x.items()}
+                        v = np.asarray(evaluate(self.spec.formula, {**lim, **self.attrs}), dtype=np.float64)
+                    elif outcome == "nan":
+                        v = np.full(self.shape, np.nan)
+                    elif outcome == "zero":
+                        v = np.zeros(self.shape)
+                    else:
+                        continue
+                    candidates.append(U.round_to(v * np.ones(self.shape), out).astype(np.float64))
+            match = np.zeros(self.shape, dtype=bool)
+            any_number = np.zeros(self.shape, dtype=bool)
+            any_nan = np.zeros(self.shape, dtype=bool)
+            any_inf = np.zeros(self.shape, dtype=bool)
+            for c in candidates:
+                match |= (a == c) | (np.isnan(a) & np.isnan(c))
+                any_number |= ~np.isnan(c)
+                any_nan |= np.isnan(c)
+                any_inf |= np.isinf(c)
+            bad = mask & ~match
+            kind = np.where(bad, "value", "").astype(object)
+            kind[bad & ((np.isnan(a) & ~any_nan) | (~np.isnan(a) & ~any_number))] = "nan-mismatch"
+            kind[bad & ~np.isnan(a) & any_number & (np.isinf(a) != any_inf)] = "inf-mismatch"
+            self.kind = np.where(bad, kind, self.kind)
+            self.error = np.where(bad, np.inf, self.error)
+
+
+def golden_equal_sign(a, e):
+    """Bitwise-equal zeros (same sign) never count as signed-zero failures."""
+    return (a == e) & (np.signbit(a) == np.signbit(e))
+
+
+def _wrong_sign(a, raw_lo, raw_hi, ref):
+    """A zero result whose sign differs from the one every accepted value has."""
+    exact_zero = (raw_lo == 0) & (raw_hi == 0)
+    need_neg = np.where(exact_zero, np.signbit(ref), raw_hi < 0)
+    need_pos = np.where(exact_zero, ~np.signbit(ref), raw_lo > 0)
+    neg = np.signbit(a)
+    return (need_neg & ~neg) | (need_pos & neg)
+
+
+class _IntJudge(_Judge):
+    def run(self) -> Comparison:
+        lo_t, hi_t = _int_range(self.dtype)
+        tol = float(self.tol.value) if self.tol and self.tol.value is not None else 0.0
+        if self.metric == "ulp":
+            tol = tol  # one ULP of an integer type is 1
+        elif self.metric not in ("abs", "ulp", "exact"):
+            self.notes.append(f"metric {self.metric} is not defined for integers; judged as exact")
+            tol = 0.0
+        elif self.metric == "exact":
+            tol = 0.0
+        x = {k: v.astype(np.float64) for k, v in self.inputs.items()}
+        with np.errstate(all="ignore"):
+            ref = np.asarray(evaluate(self.spec.formula, {**x, **self.attrs}), dtype=np.float64) * np.ones(self.shape)
+        big = np.zeros(self.shape, dtype=bool)
+        for v in self.inputs.values():
+            big |= np.abs(v.astype(np.float64)) >= 2.0 ** 52
+        a = self.actual
+        err = np.abs(a.astype(np.float64) - ref)
+        if big.any():  # int64 / uint64 beyond float64's exact integers: exact rationals
+            from specgen.formula.breakpoints import evaluate_exact
+            for idx in map(tuple, np.argwhere(big)):
+                env = {k: Fraction(int(v[idx])) for k, v in self.inputs.items()}
+                env.update({k: Fraction(v) for k, v in self.attrs.items()})
+                q = evaluate_exact(self.spec.formula, env)
+                ref[idx] = float(q)
+                err[idx] = float(abs(Fraction(int(a[idx])) - q))
+        overflow = (ref < lo_t - tol) | (ref > hi_t + tol)
+        ok = err <= tol
+        outcomes = _outcomes(self.spec, "integer_overflow", self.standard)
+        if overflow.any():
+            if "unspecified" in outcomes:
+                n = int((overflow & ~ok).sum())
+                self.notes.append(f"integer overflow ({int(overflow.sum())} elements, exact result outside "
+                                  f"[{lo_t}, {hi_t}]) is unspecified by {self.standard}, not failed"
+                                  + (f"; {n} differ from the exact value" if n else ""))
+                ok |= overflow
+            else:
+                sat = np.clip(ref, lo_t, hi_t)
+                wrapped = np.mod(np.trunc(ref) - lo_t, 2.0 ** (8 * a.dtype.itemsize)) + lo_t
+                cands = ([sat] if "saturate" in outcomes else []) + ([wrapped] if "wrap" in outcomes else [])
+                for c in cands:
+                    ok |= overflow & (np.abs(a.astype(np.float64) - c) <= tol)
+        self.error = err
+        self.bound = np.full(self.shape, tol)
+        self.kind = np.where(ok, "", "value").astype(object)
+        return self.finish()
+
+
+def _int_range(dtype: str) -> tuple[int, int]:
+    info = np.iinfo(dt.get(dtype).numpy)
+    return int(info.min), int(info.max)

@@ -1,0 +1,363 @@
+"""The error model: per element, the set of results every correct evaluation of the formula can give.
+
+A formula is evaluated over **intervals** (float64 endpoints, rounded outward whenever a float64
+operation is inexact, so each interval rigorously encloses the real values). Every node's interval
+encloses its exact value *and* every value a correct kernel can hold at that point:
+
+- inputs are exact (they are values of the tensor dtype); attributes and literals may be held in
+  any allowed compute type, so their interval is the hull of their roundings to those types;
+- each arithmetic operation (+ - * /) is rounded once in any allowed compute type: the tolerance's
+  ``intermediate`` dtype or a wider float type (float32, float64), or not at all (exact / fused).
+  Rounding to nearest is monotone, so the rounded set of an interval [lo, hi] in type t is
+  [RN_t(lo), RN_t(hi)]; the node's interval is the hull over the allowed types. That is exactly
+  "each rounded intermediate contributes at most half an ULP of its own magnitude", and it
+  covers fused multiply-add (the unfused rounding set contains the exact product), any mix of
+  compute types per operation, and division as multiplication by a correctly rounded reciprocal
+  (a / b is the hull of the quotient and of a * RN_t(1 / b));
+- min, max, clamp, abs, negation, sign are exact and monotone: endpoint-wise;
+- ``where(c, a, b)``: a comparison whose operand intervals overlap may go either way in a correct
+  kernel (Shrink near a float16-rounded threshold), so the result is the hull of both branches
+  there, and of the chosen branch elsewhere;
+- exp, log, tanh, ... are monotone: endpoint images, widened by the function's accepted error
+  (``FUNCTION_ULPS`` ULPs of the type it is computed in) and by numpy's own float64 error;
+- with flush-to-zero allowed, an intermediate that may be subnormal may also be flushed to zero.
+
+The output may then be rounded once more to the output dtype: the accepted results are
+[RN_out(lo), RN_out(hi)] of the root interval. This is tight: a result outside it cannot come
+from any evaluation order the model admits. Overflow of an intermediate gives an infinite endpoint,
+so a clamp after it still bounds the result.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping
+
+import numpy as np
+
+from specgen.formula import nodes as n
+from specgen.formula.functions import CONSTANTS
+from specgen.numerics import ulp as U
+
+# Accepted error of a kernel's elementary function, in ULPs of the type it computes in (including
+# its final rounding). Chosen from the OpenCL single-precision limits (exp/log 3, tanh 5, erf 16,
+# pow 16; sqrt correctly rounded in IEEE mode, 3 ULP in OpenCL's relaxed mode).
+FUNCTION_ULPS = {"exp": 4.0, "expm1": 4.0, "log": 4.0, "log1p": 4.0, "sqrt": 3.0, "tanh": 5.0,
+                 "erf": 16.0, "pow": 16.0}
+_LIB_REL = 2.0 ** -50  # bound on numpy's float64 exp/log/... error (< 1 ULP in practice; 8 ULP allowed)
+_SPLIT = 134217729.0  # 2**27 + 1
+_SAFE = 2.0 ** 995
+
+
+@dataclass
+class Interval:
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def hull(self, other: "Interval") -> "Interval":
+        return Interval(np.minimum(self.lo, other.lo), np.maximum(self.hi, other.hi))
+
+    def where(self, mask, other: "Interval") -> "Interval":
+        return Interval(np.where(mask, self.lo, other.lo), np.where(mask, self.hi, other.hi))
+
+
+@dataclass
+class Tri:
+    """A condition over intervals: where it surely holds, surely fails; elsewhere undecided."""
+
+    true: np.ndarray
+    false: np.ndarray
+
+
+def compute_types(intermediate: str) -> tuple[str, ...]:
+    """The float types a correct kernel may round an intermediate to: the tolerance's intermediate
+    dtype and every standard type with more precision and at least its range."""
+    f = U.fmt(intermediate)
+    wider = [t for t in ("float32", "float64")
+             if U.FORMATS[t].precision > f.precision and U.FORMATS[t].emax >= f.emax]
+    return (f.name, *wider)
+
+
+class IntervalModel:
+    """Evaluates a formula over intervals. ``env`` maps input names to float64 arrays (exact values
+    of the tensor dtype) and attribute names to floats (the float32-rounded attribute values)."""
+
+    def __init__(self, env: Mapping[str, object], intermediate: str, flush: bool, shape,
+                 inputs: set[str] | None = None):
+        self.env = env
+        self.types = compute_types(intermediate)
+        self.flush = flush
+        self.shape = shape
+        self.inputs = inputs if inputs is not None else {k for k, v in env.items() if np.ndim(v) > 0}
+        self.ambiguous = np.zeros(shape, dtype=bool)  # some comparison could go either way
+        self.min_normal = max(U.FORMATS[t].min_normal for t in self.types)
+
+    # -- building blocks -------------------------------------------------------------------
+    def point(self, value) -> Interval:
+        v = np.broadcast_to(np.asarray(value, dtype=np.float64), self.shape)
+        return Interval(v, v)
+
+    def rounded(self, iv: Interval) -> Interval:
+        """The hull of RN_t(iv) over the allowed compute types, plus iv itself (exact/fused)."""
+        lo, hi = iv.lo, iv.hi
+        with np.errstate(all="ignore"):
+            for t in self.types:
+                if t == "float64":
+                    continue  # float64 endpoints are already float64 values: RN64 is the identity
+                lo = np.minimum(lo, U.round_to(iv.lo, t).astype(np.float64))
+                hi = np.maximum(hi, U.round_to(iv.hi, t).astype(np.float64))
+            if self.flush:
+                tiny = (lo < self.min_normal) & (hi > -self.min_normal)
+                lo = np.where(tiny, np.minimum(lo, 0.0), lo)
+                hi = np.where(tiny, np.maximum(hi, 0.0), hi)
+        return Interval(lo, hi)
+
+    # -- evaluation ------------------------------------------------------------------------
+    def eval(self, node) -> Interval:
+        if isinstance(node, n.Num):
+            return self.constant(float(node.value), node.exact)
+        if isinstance(node, n.Const):
+            value = float(CONSTANTS[node.name][0])
+            if node.name == "inf":
+                return self.point(value)
+            return self.constant(value, None)
+        if isinstance(node, n.Var):
+            value = self.env[node.name]
+            if node.name in self.inputs:
+                return self.point(value)
+            return self.constant(float(value), Fraction(float(value)))
+        if isinstance(node, n.Unary):
+            a = self.eval(node.operand)
+            return Interval(-a.hi, -a.lo) if node.op == "-" else a
+        if isinstance(node, n.Binary):
+            return self.binary(node.op, self.eval(node.left), self.eval(node.right))
+        if isinstance(node, n.Call):
+            return self.call(node)
+        raise TypeError(f"cannot bound a {type(node).__name__} as a value")
+
+    def constant(self, value: float, exact: Fraction | None) -> Interval:
+        """A literal or attribute: held in any allowed type (its roundings), and, when the float64
+        value is not the exact literal (0.1), widened to enclose the exact value."""
+        iv = self.point(value)
+        if exact is None or Fraction(value) != exact:
+            iv = Interval(np.nextafter(iv.lo, -np.inf), np.nextafter(iv.hi, np.inf))
+        return self.rounded(iv)
+
+    def binary(self, op: str, a: Interval, b: Interval) -> Interval:
+        with np.errstate(all="ignore"):
+            if op == "+":
+                raw = Interval(_add_down(a.lo, b.lo), _add_up(a.hi, b.hi))
+            elif op == "-":
+                raw = Interval(_add_down(a.lo, -b.hi), _add_up(a.hi, -b.lo))
+            elif op == "*":
+                raw = _mul(a, b)
+            else:
+                raw = _div(a, b)
+                recip = self.rounded(_div(self.point(1.0), b))
+                raw = raw.hull(_mul(a, recip))
+        return self.rounded(_no_nan(raw))
+
+    def condition(self, node) -> Tri:
+        if isinstance(node, n.Compare):
+            a, b = self.eval(node.left), self.eval(node.right)
+            op = node.op
+            if op in (">", "<=", "<", ">="):
+                if op in ("<", ">="):
+                    a, b = b, a
+                    op = ">" if op == "<" else "<="
+                gt = Tri(a.lo > b.hi, a.hi <= b.lo)  # a > b
+                return gt if op == ">" else Tri(gt.false, gt.true)
+            eq = Tri((a.lo == a.hi) & (b.lo == b.hi) & (a.lo == b.lo), (a.hi < b.lo) | (b.hi < a.lo))
+            return eq if op == "==" else Tri(eq.false, eq.true)
+        if isinstance(node, n.Logical):
+            parts = [self.condition(o) for o in node.operands]
+            if node.op == "and":
+                return Tri(np.logical_and.reduce([p.true for p in parts]),
+                           np.logical_or.reduce([p.false for p in parts]))
+            return Tri(np.logical_or.reduce([p.true for p in parts]),
+                       np.logical_and.reduce([p.false for p in parts]))
+        if isinstance(node, n.Not):
+            t = self.condition(node.operand)
+            return Tri(t.false, t.true)
+        iv = self.eval(node)  # a value used as a condition: nonzero is true
+        return Tri((iv.lo > 0) | (iv.hi < 0), (iv.lo == 0) & (iv.hi == 0))
+
+    def call(self, node) -> Interval:
+        f, args = node.func, node.args
+        if f in ("where", "select"):
+            c = self.condition(args[0])
+            a, b = self.eval(args[1]), self.eval(args[2])
+            undecided = ~(c.true | c.false)
+            self.ambiguous |= undecided
+            return a.where(c.true, b).where(~undecided, a.hull(b))
+        vals = [self.eval(a) for a in args]
+        if f in ("min", "max"):
+            pick = np.minimum if f == "min" else np.maximum
+            lo, hi = vals[0].lo, vals[0].hi
+            for v in vals[1:]:
+                lo, hi = pick(lo, v.lo), pick(hi, v.hi)
+            return Interval(lo, hi)
+        if f == "clamp":
+            x, lo, hi = vals
+            return Interval(np.minimum(np.maximum(x.lo, lo.lo), hi.lo), np.minimum(np.maximum(x.hi, lo.hi), hi.hi))
+        if f == "abs":
+            a = vals[0]
+            straddle = (a.lo < 0) & (a.hi > 0)
+            lo = np.where(straddle, 0.0, np.minimum(np.abs(a.lo), np.abs(a.hi)))
+            return Interval(lo, np.maximum(np.abs(a.lo), np.abs(a.hi)))
+        if f == "sign":
+            return Interval(np.sign(vals[0].lo), np.sign(vals[0].hi))
+        if f in FUNCTION_ULPS:
+            return self.function(f, vals)
+        raise NotImplementedError(f"the error model has no rule for {f}()")
+
+    def function(self, f: str, vals) -> Interval:
+        with np.errstate(all="ignore"):
+            if f == "pow":
+                a, b = vals
+                corners = [np.power(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+                lo, hi = np.minimum.reduce(corners), np.maximum.reduce(corners)
+                unsafe = a.lo <= 0  # pow is monotone per argument only for a > 0
+                lo, hi = np.where(unsafe, -np.inf, lo), np.where(unsafe, np.inf, hi)
+            else:
+                fn = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
+                      "sqrt": np.sqrt, "tanh": np.tanh, "erf": _erf}[f]
+                lo, hi = fn(vals[0].lo), fn(vals[0].hi)  # all increasing on their domains
+                lo = np.where(np.isnan(lo), -np.inf, lo)  # below the domain: unbounded (NaN)
+                hi = np.where(np.isnan(hi), np.inf, hi)
+            lo = lo - np.abs(lo) * _LIB_REL - 5e-324
+            hi = hi + np.abs(hi) * _LIB_REL + 5e-324
+            k = FUNCTION_ULPS[f]
+            los, his = [lo], [hi]
+            for t in self.types:
+                los.append(lo - k * U.ulp(lo, t))
+                his.append(hi + k * U.ulp(hi, t))
+            lo = np.minimum.reduce([np.where(np.isnan(x), -np.inf, x) for x in los])
+            hi = np.maximum.reduce([np.where(np.isnan(x), np.inf, x) for x in his])
+        return self.rounded(Interval(lo, hi))
+
+
+def _erf(x):
+    from specgen.formula.functions import np_erf
+
+    return np_erf(x)
+
+
+# ----------------------------------------------------------------------------- outward float64 arithmetic
+
+def _two_sum_err(a, b, s):
+    bb = s - a
+    return (a - (s - bb)) + (b - bb)
+
+
+def _add_down(a, b):
+    s = a + b
+    err = _two_sum_err(a, b, s)
+    inexact = (err != 0) | ~np.isfinite(err)
+    return np.where(inexact & (err < 0) | inexact & ~np.isfinite(err) & np.isfinite(s), np.nextafter(s, -np.inf), s)
+
+
+def _add_up(a, b):
+    s = a + b
+    err = _two_sum_err(a, b, s)
+    inexact = (err != 0) | ~np.isfinite(err)
+    return np.where(inexact & (err > 0) | inexact & ~np.isfinite(err) & np.isfinite(s), np.nextafter(s, np.inf), s)
+
+
+def _split(a):
+    c = _SPLIT * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _prod_err(a, b, p):
+    """p - a*b is -(this), exactly, when no overflow/underflow is near (Dekker's TwoProduct)."""
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _risky(*xs):
+    out = np.zeros(np.shape(xs[0]), dtype=bool)
+    for x in xs:
+        m = np.abs(x)
+        out |= (m > _SAFE) | ((m < 2.0 ** -960) & (m != 0))
+    return out
+
+
+def _mul_bounds(x, y):
+    """(down, up) enclosures of x*y for float64 arrays (inf*0 taken as 0: an infinite endpoint of
+    an interval stands for 'unbounded', and 0 times anything finite is 0)."""
+    p = x * y
+    p = np.where(np.isnan(p), 0.0, p)
+    err = _prod_err(x, y, p)  # a*b = p + err
+    risky = _risky(x, y, p) | ~np.isfinite(err) | ((p == 0) & (x != 0) & (y != 0))
+    fin = np.isfinite(p)
+    down = np.where(fin & (risky | (err < 0)), np.nextafter(p, -np.inf), p)
+    up = np.where(fin & (risky | (err > 0)), np.nextafter(p, np.inf), p)
+    return down, up
+
+
+def _mul(a: Interval, b: Interval) -> Interval:
+    pairs = [_mul_bounds(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    return Interval(np.minimum.reduce([d for d, _ in pairs]), np.maximum.reduce([u for _, u in pairs]))
+
+
+def _div_bounds(x, y):
+    q = x / y
+    q = np.where(np.isnan(q), 0.0, q)  # inf/inf: the caller's interval is unbounded anyway
+    fin = np.isfinite(q) & np.isfinite(y) & np.isfinite(x)
+    # remainder r = x - q*y exactly; sign(r/y) says whether q is below or above x/y
+    p = q * y
+    r = (x - p) - _prod_err(q, y, p)
+    risky = _risky(q, y, x) | ~np.isfinite(r)
+    below = np.where(y > 0, r > 0, r < 0)  # exact quotient above q
+    above = np.where(y > 0, r < 0, r > 0)
+    down = np.where(fin & (risky | above), np.nextafter(q, -np.inf), q)
+    up = np.where(fin & (risky | below), np.nextafter(q, np.inf), q)
+    return down, up
+
+
+def _div(a: Interval, b: Interval) -> Interval:
+    through_zero = (b.lo <= 0) & (b.hi >= 0)
+    pairs = [_div_bounds(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    lo = np.minimum.reduce([d for d, _ in pairs])
+    hi = np.maximum.reduce([u for _, u in pairs])
+    return Interval(np.where(through_zero, -np.inf, lo), np.where(through_zero, np.inf, hi))
+
+
+def _no_nan(iv: Interval) -> Interval:
+    return Interval(np.where(np.isnan(iv.lo), -np.inf, iv.lo), np.where(np.isnan(iv.hi), np.inf, iv.hi))
+
+
+# ----------------------------------------------------------------------------- the public face
+
+@dataclass
+class Accepted:
+    """Per element: the accepted results of a correct kernel, in the output dtype, as float64."""
+
+    lo: np.ndarray  # smallest accepted output value
+    hi: np.ndarray  # largest accepted output value
+    ambiguous: np.ndarray  # a comparison may go either way (both branches accepted)
+    raw: Interval  # the root interval before the final rounding to the output dtype
+
+
+def accepted_outputs(formula, env: Mapping[str, object], intermediate: str, output_dtype: str,
+                     flush: bool = False, inputs: set[str] | None = None) -> Accepted:
+    """The output values every correct evaluation of ``formula`` can give, per element.
+
+    ``env``: inputs as float64 arrays (finite values), attributes as floats. ``intermediate``: the
+    narrowest compute type allowed (the tolerance's ``intermediate``). With ``flush``, subnormal
+    intermediates and outputs may be flushed to zero.
+    """
+    shape = np.broadcast_shapes(*[np.shape(v) for v in env.values()]) if env else ()
+    model = IntervalModel(env, intermediate, flush, shape, inputs)
+    with np.errstate(all="ignore"):
+        root = _no_nan(model.eval(formula))
+        lo = U.round_to(root.lo, output_dtype).astype(np.float64)
+        hi = U.round_to(root.hi, output_dtype).astype(np.float64)
+        if flush:
+            tiny = (lo < U.fmt(output_dtype).min_normal) & (hi > -U.fmt(output_dtype).min_normal)
+            lo = np.where(tiny, np.minimum(lo, 0.0), lo)
+            hi = np.where(tiny, np.maximum(hi, 0.0), hi)
+    return Accepted(lo, hi, model.ambiguous, root)

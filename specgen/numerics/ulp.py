@@ -1,0 +1,258 @@
+"""ULP arithmetic for the float dtypes specgen knows (float64, float32, float16, bfloat16), vectorised.
+
+Definitions (DESIGN.md §4, the OpenCL CTS convention):
+- ``ulp(r, dtype)``: the spacing of ``dtype`` in the binade of ``|r|`` (``r`` an exact reference
+  value, given as float64). Below the normal range it is the subnormal spacing (the "normal ULP
+  below the normal range": 2**(emin - precision + 1), the same spacing as the lowest normal binade).
+  ``ulp(2**k)`` is the spacing *above* 2**k.
+- ``ulp_error(actual, reference, dtype)``: (actual - reference) / ulp(reference), a signed fraction.
+- ``ordered(bits)``: float bit patterns mapped to integers in value order (-0 and +0 both 0), so
+  that the difference of two ordered values is the number of representable steps between them.
+- Rounding exact values to a dtype is done once, round-to-nearest-even: numpy's float64 -> float32
+  and float64 -> float16 casts round once (correct); ml_dtypes' float64 -> bfloat16 cast goes
+  through float32 and rounds twice (1.00390625 + 2**-40 becomes 1.0, not 1.0078125), so bfloat16
+  goes through a round-to-odd float32 step, which makes the second rounding exact (Boldo-Melquiond:
+  round-to-odd to >= p + 2 bits, then round-to-nearest, equals one rounding).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    precision: int  # significand bits including the implicit bit
+    emin: int  # exponent of the smallest normal
+    emax: int  # exponent of the largest binade
+    bits: int
+    numpy: np.dtype
+
+    @property
+    def min_normal(self) -> float:
+        return math.ldexp(1.0, self.emin)
+
+    @property
+    def min_subnormal(self) -> float:
+        return math.ldexp(1.0, self.emin - self.precision + 1)
+
+    @property
+    def max_finite(self) -> float:
+        return math.ldexp(2.0 - math.ldexp(1.0, 1 - self.precision), self.emax)
+
+    @property
+    def eps(self) -> float:
+        """Spacing just above 1."""
+        return math.ldexp(1.0, 1 - self.precision)
+
+    @property
+    def uint(self) -> np.dtype:
+        return np.dtype(f"uint{self.bits}")
+
+
+FORMATS: dict[str, Format] = {
+    "float64": Format("float64", 53, -1022, 1023, 64, np.dtype(np.float64)),
+    "float32": Format("float32", 24, -126, 127, 32, np.dtype(np.float32)),
+    "float16": Format("float16", 11, -14, 15, 16, np.dtype(np.float16)),
+    "bfloat16": Format("bfloat16", 8, -126, 127, 16, np.dtype(ml_dtypes.bfloat16)),
+}
+
+
+def fmt(dtype) -> Format:
+    """The Format of a dtype given by canonical name or numpy dtype."""
+    if isinstance(dtype, Format):
+        return dtype
+    if isinstance(dtype, str) and dtype in FORMATS:
+        return FORMATS[dtype]
+    nd = np.dtype(dtype)
+    for f in FORMATS.values():
+        if f.numpy == nd:
+            return f
+    raise KeyError(f"{dtype!r} is not a float dtype specgen knows ({', '.join(FORMATS)})")
+
+
+def is_float(dtype) -> bool:
+    try:
+        fmt(dtype)
+        return True
+    except (KeyError, TypeError):
+        return False
+
+
+# ----------------------------------------------------------------------------- spacing
+
+def ulp(r, dtype) -> np.ndarray:
+    """Spacing of ``dtype`` in the binade of ``|r|`` (float64 array); subnormal spacing below the
+    normal range and at zero; inf for infinite or NaN ``r``."""
+    f = fmt(dtype)
+    a = np.abs(np.asarray(r, dtype=np.float64))
+    with np.errstate(all="ignore"):
+        _, e = np.frexp(a)  # a = m * 2**e, m in [0.5, 1)
+        exp = np.maximum(e.astype(np.int64) - 1, f.emin)
+        out = np.ldexp(1.0, (exp - f.precision + 1).astype(np.int32))
+    return np.where(np.isfinite(a), out, np.inf)
+
+
+def half_ulp(r, dtype) -> np.ndarray:
+    """Largest round-to-nearest error of any real number whose magnitude is at most ``|r|``
+    (0 for r == 0: zero is exact)."""
+    a = np.abs(np.asarray(r, dtype=np.float64))
+    return np.where(a == 0, 0.0, 0.5 * ulp(a, dtype))
+
+
+def ulp_error(actual, reference, dtype) -> np.ndarray:
+    """Signed fractional error (actual - reference) / ulp(reference) in ULPs of ``dtype``."""
+    a = np.asarray(actual).astype(np.float64)
+    r = np.asarray(reference, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        return (a - r) / ulp(r, dtype)
+
+
+# ----------------------------------------------------------------------------- bits and order
+
+def to_bits(values, dtype=None) -> np.ndarray:
+    """The bit patterns (unsigned integers) of values of a float dtype."""
+    arr = np.asarray(values)
+    f = fmt(dtype if dtype is not None else arr.dtype)
+    return np.ascontiguousarray(arr.astype(f.numpy)).view(f.uint)
+
+
+def from_bits(bits, dtype) -> np.ndarray:
+    f = fmt(dtype)
+    return np.ascontiguousarray(np.asarray(bits).astype(f.uint)).view(f.numpy)
+
+
+def ordered(values, dtype=None) -> np.ndarray:
+    """Values mapped to int64 in value order: consecutive representable values differ by 1, -0 and
+    +0 both map to 0. NaN maps somewhere beyond inf (callers mask NaN)."""
+    arr = np.asarray(values)
+    f = fmt(dtype if dtype is not None else arr.dtype)
+    bits = to_bits(arr, f)
+    sign = np.uint64(1) << np.uint64(f.bits - 1)
+    b = bits.astype(np.uint64)
+    mag = (b & (sign - np.uint64(1))).astype(np.int64)
+    return np.where((b & sign) != 0, -mag, mag)
+
+
+def ulp_distance(a, b, dtype=None) -> np.ndarray:
+    """Number of representable steps between a and b (float64 array; exact below 2**53)."""
+    oa = ordered(a, dtype)
+    ob = ordered(b, dtype)
+    return np.abs(oa.astype(np.float64) - ob.astype(np.float64)) if fmt(
+        dtype if dtype is not None else np.asarray(a).dtype).bits == 64 else np.abs(oa - ob).astype(np.float64)
+
+
+def next_up(values, dtype=None) -> np.ndarray:
+    """The next representable value of the dtype towards +inf (nextafter), vectorised."""
+    return _step(values, dtype, +1)
+
+
+def next_down(values, dtype=None) -> np.ndarray:
+    return _step(values, dtype, -1)
+
+
+def _step(values, dtype, direction):
+    arr = np.asarray(values)
+    f = fmt(dtype if dtype is not None else arr.dtype)
+    arr = arr.astype(f.numpy)
+    if f.name in ("float64", "float32", "float16"):
+        return np.nextafter(arr, f.numpy.type(np.inf * direction))
+    o = ordered(arr, f) + direction
+    sign = np.int64(1) << np.int64(f.bits - 1)
+    bits = np.where(o < 0, (-o) | sign, o).astype(f.uint)
+    out = from_bits(bits, f)
+    # -0 steps up to the smallest subnormal, like nextafter; inf and NaN stay
+    a64 = arr.astype(np.float64)
+    fixed = np.where(np.isnan(a64) | (np.isinf(a64) & ((a64 > 0) == (direction > 0))), arr, out)
+    return fixed.astype(f.numpy)
+
+
+def hex_bits(value, dtype) -> str:
+    """'0x3c00' for float16 1.0, '0x332ccccd' for float32 4.0163e-08: the bits, zero-padded."""
+    f = fmt(dtype)
+    b = int(to_bits(np.asarray([value]), f)[0])
+    return f"0x{b:0{f.bits // 4}x}"
+
+
+def decimal(value, dtype) -> str:
+    """Shortest decimal that round-trips in the dtype (numpy's repr of the scalar)."""
+    f = fmt(dtype)
+    v = np.asarray([value]).astype(f.numpy)[0]
+    if f.name == "bfloat16":
+        return repr(float(v)) if np.isfinite(float(v)) else str(float(v))
+    return np.format_float_positional(v, unique=True, trim="-") if np.isfinite(v) and 1e-4 <= abs(v) < 1e16 \
+        else (np.format_float_scientific(v, unique=True, trim="-") if np.isfinite(v) else str(float(v)))
+
+
+# ----------------------------------------------------------------------------- correct rounding
+
+def _round_to_odd_float32(v: np.ndarray) -> np.ndarray:
+    """float64 -> float32 rounded to odd: exact values pass, inexact ones get a sticky last bit."""
+    with np.errstate(all="ignore"):
+        t = v.astype(np.float32)
+        back = t.astype(np.float64)
+        inexact = (back != v) & np.isfinite(v) & np.isfinite(back)
+        away = inexact & (np.abs(back) > np.abs(v))
+        t = np.where(away, np.nextafter(t, np.float32(0)), t).astype(np.float32)
+        bits = t.view(np.uint32)
+        bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint32)
+    return bits.view(np.float32)
+
+
+def round_to(values, dtype) -> np.ndarray:
+    """float64 values (taken as exact) rounded once, to nearest even, to a float dtype."""
+    f = fmt(dtype)
+    v = np.asarray(values, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        if f.name == "bfloat16":
+            # overflow: float32 round-to-odd keeps huge values finite; bfloat16 RN then overflows
+            # exactly where one rounding would (max_finite + half ulp and beyond)
+            return _round_to_odd_float32(v).astype(f.numpy)
+        return v.astype(f.numpy)
+
+
+def round_fraction(q, dtype) -> float:
+    """An exact value (int, Fraction, float, or mpmath mpf) rounded once to nearest even in a float
+    dtype; returned as a Python float (exact for every dtype). Zeros keep the sign of q for floats."""
+    f = fmt(dtype)
+    if not isinstance(q, (int, Fraction, float)):
+        q = _mpf_to_fraction(q)
+        if isinstance(q, float):  # nan / inf
+            return q
+    if isinstance(q, float):
+        if not math.isfinite(q) or q == 0:
+            return q
+        q = Fraction(q)
+    if q == 0:
+        return 0.0
+    sign = -1.0 if q < 0 else 1.0
+    a = abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    e = max(e, f.emin)
+    shift = f.precision - 1 - e
+    num, den = (a.numerator << shift, a.denominator) if shift >= 0 else (a.numerator, a.denominator << -shift)
+    m, rem = divmod(num, den)
+    if 2 * rem > den or (2 * rem == den and m & 1):
+        m += 1
+    result = Fraction(m) / Fraction(2) ** shift if shift >= 0 else Fraction(m) * Fraction(2) ** -shift
+    if result > Fraction(f.max_finite):
+        return sign * math.inf
+    return math.copysign(float(result), sign)
+
+
+def _mpf_to_fraction(x):
+    import mpmath
+
+    x = mpmath.mpf(x)
+    if mpmath.isnan(x) or mpmath.isinf(x):
+        return float(x)
+    man, exp = x.man_exp if hasattr(x, "man_exp") else mpmath.frexp(x)
+    man = int(man)
+    return Fraction(man) * (Fraction(2) ** int(exp)) if exp >= 0 else Fraction(man, 2 ** int(-exp))
