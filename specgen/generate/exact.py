@@ -130,6 +130,18 @@ class _Interval:
             return self.call(node)
         raise NotRational(type(node).__name__)
 
+    @staticmethod
+    def _pick(a: _Iv, b: _Iv, larger: bool) -> _Iv:
+        """max (larger) or min of two intervals. Where the order is certain beyond the bounds the
+        result carries the chosen operand's bound, elsewhere the larger of the two (still valid:
+        |max(a, b) - max(a', b')| <= max(|a - a'|, |b - b'|))."""
+        with np.errstate(all="ignore"):
+            v = np.maximum(a.v, b.v) if larger else np.minimum(a.v, b.v)
+            certain = np.abs(a.v - b.v) > (a.e + b.e) * _INFLATE
+        take_a = (a.v >= b.v) if larger else (a.v <= b.v)
+        e = np.where(certain, np.where(take_a, a.e, b.e), np.maximum(a.e, b.e))
+        return _Iv(v, e, a.bad | b.bad)
+
     def decide(self, node):
         """(bool array, undecided mask) of a condition."""
         if isinstance(node, n.Compare):
@@ -159,18 +171,14 @@ class _Interval:
             c, cbad = self.decide(args[0])
             a, b = self.eval(args[1]), self.eval(args[2])
             return _Iv(np.where(c, a.v, b.v), np.where(c, a.e, b.e), cbad | np.where(c, a.bad, b.bad))
-        if f in ("min", "max", "clamp"):
-            vals = [self.eval(a) for a in args]
-            if f == "clamp":
-                x, lo, hi = vals
-                v = np.minimum(np.maximum(x.v, lo.v), hi.v)
-            else:
-                v = vals[0].v
-                for o in vals[1:]:
-                    v = (np.minimum if f == "min" else np.maximum)(v, o.v)
-            e = np.maximum.reduce([o.e for o in vals])
-            bad = np.logical_or.reduce([o.bad for o in vals])
-            return _Iv(v, e, bad)
+        if f in ("min", "max"):
+            out = self.eval(args[0])
+            for a in args[1:]:
+                out = self._pick(out, self.eval(a), f == "max")
+            return out
+        if f == "clamp":
+            x, lo, hi = (self.eval(a) for a in args)
+            return self._pick(self._pick(x, lo, True), hi, False)
         if f == "abs":
             a = self.eval(args[0])
             return _Iv(np.abs(a.v), a.e, a.bad)
@@ -293,11 +301,11 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     finite = np.ones(size, dtype=bool)
     big = np.zeros(size, dtype=bool)
     for k, a in flat.items():
-        if dt.by_numpy(a.dtype).is_float:
+        with np.errstate(all="ignore"):  # ml_dtypes warns casting a bfloat16 NaN
             v = a.astype(np.float64)
+        if dt.by_numpy(a.dtype).is_float:
             finite &= np.isfinite(v)
         else:
-            v = a.astype(np.float64)
             big |= np.abs(v) >= 2.0 ** 53
         env64[k] = v
     attrs64 = {k: float(v) for k, v in attributes.items()}
