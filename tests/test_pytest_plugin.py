@@ -85,10 +85,9 @@ def _has_compare() -> bool:
 
 @pytest.mark.skipif(not _has_compare(),
                     reason="the error model (specgen.numerics) is not in this checkout yet")
-def test_xdist_distributes_the_cases(pytester, corpus):
+def test_xdist_distributes_the_cases(pytester, corpus, monkeypatch):
     pytest.importorskip("xdist")
-    env_path = os.pathsep.join([TESTS, os.environ.get("PYTHONPATH", "")])
-    pytester.monkeypatch.setenv("PYTHONPATH", env_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([TESTS, os.environ.get("PYTHONPATH", "")]))
     res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--specgen-adapter", "fake_adapters:Correct",
                                         "--specgen-corpus", corpus, "-n", "2")
     res.assert_outcomes(passed=11)

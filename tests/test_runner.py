@@ -134,6 +134,14 @@ def test_attribute_limited_claim_runs_only_matching_cases():
     assert got["defaults"].verdict == UNSUPPORTED and "alpha=0.20000000298023224 is not one of 0.1666666716337204" in got["defaults"].reason
 
 
+def test_x_plus_3_over_6_is_judged_by_the_error_model_not_excused():
+    # torch computes hardsigmoid as (x + 3) / 6: rounding x + 3 first is not an evaluation order of
+    # alpha*x + beta, and near 1 it costs about one ULP where the model allows a quarter
+    sixth = case("hard_sigmoid", attributes={"alpha": 1 / 6, "beta": 0.5}, name="sixth")
+    (r,) = verdicts(fa.HardSigmoidSixthByDivision, [sixth]).values()
+    assert r.verdict == FAIL and "ULP > bound" in r.reason
+
+
 def test_unclaimed_in_place_and_strided_are_unsupported():
     class NoLayouts(fa.Correct):
         in_place = False

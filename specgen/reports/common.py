@@ -52,8 +52,8 @@ def worst_line(detail: dict) -> str | None:
     bound = worst.get("bound_ulps", worst.get("bound"))
     if err is not None:
         parts.append(f"error {_num(err)} ULP" + (f" > bound {_num(bound)} ULP" if bound is not None else ""))
-    extra = {k: v for k, v in worst.items() if k not in {"index", "input", "x", "expected", "actual", "error_ulps",
-                                                          "ulp_error", "error", "bound_ulps", "bound"}}
+    extra = {k: v for k, v in worst.items() if v is not None and k not in {
+        "index", "input", "x", "expected", "actual", "error_ulps", "ulp_error", "error", "bound_ulps", "bound", "kind"}}
     for k, v in extra.items():
         parts.append(f"{k} = {_val(v)}")
     return "worst element " + ", ".join(parts)

@@ -48,11 +48,22 @@ def render(run, max_failures: int = 200, title: str | None = None) -> str:
         out.append("")
         out.append(f"### Known failures (xfail: {len(xf)})")
         out.append("")
-        by_reason: dict[str, int] = {}
+        by_reason: dict[str, list] = {}
         for r in xf:
-            by_reason[r.baseline] = by_reason.get(r.baseline, 0) + 1
-        for reason, n in by_reason.items():
-            out.append(f"- {n} case(s): {_esc(reason)}")
+            by_reason.setdefault(r.baseline, []).append(r)
+        for reason, members in by_reason.items():
+            out.append(f"- **{len(members)} case(s)**: {_esc(reason)}")
+        out.append("")
+        for r in xf[:max_failures]:
+            lines = failure_lines(r)
+            out.append(f"<details><summary><code>{r.case_id}</code> ({r.original_verdict}): {_esc(r.reason)[:200]}</summary>")
+            out.append("")
+            out.append("```")
+            out.extend(line.strip() for line in lines[1:])
+            out.append("```")
+            out.append("</details>")
+        if len(xf) > max_failures:
+            out.append(f"... and {len(xf) - max_failures} more")
     if run.xpasses:
         out.append("")
         out.append(f"### Known failures that now pass (xpass: {len(run.xpasses)})")

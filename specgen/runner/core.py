@@ -494,6 +494,11 @@ class Runner:
             if actual.dtype != want_dtype:
                 return self._result(case, ERROR, f"wrong dtype for {name}: got {actual.dtype.name}, expected {np.dtype(want_dtype).name}{where}")
             inputs = {n: data[n] for n in in_names}
+            if expected.ndim == 0:
+                # shapes already agree; compare() is handed 1-element arrays so that a 0-d case is
+                # judged like any other (the index it reports is then [0])
+                inputs = {n: np.reshape(v, (1,)) for n, v in inputs.items()}
+                expected, actual = np.reshape(expected, (1,)), np.reshape(actual, (1,))
             try:
                 cmp = self.compare(spec, case.standard, case.dtype, inputs, dict(case.attributes or {}), expected, actual)
             except Exception as exc:

@@ -243,13 +243,19 @@ class HangsOrCrashes(Correct):
 
 
 class HardSigmoidSixth(Correct):
-    """Claims HardSigmoid only with alpha = 1/6, beta = 0.5 (like torch) and computes (x + 3) / 6."""
+    """Claims HardSigmoid only with alpha = 1/6, beta = 0.5 (like torch's hardsigmoid) and computes
+    it correctly: fl(fl(alpha*x) + beta) with alpha = float32(1/6)."""
 
     def claims(self):
         from specgen.adapters.base import Values
 
         return [Claim(op="hard_sigmoid", standard="*", dtypes=FLOATS,
                       attributes={"alpha": Values(1 / 6), "beta": Values(0.5)})]
+
+
+class HardSigmoidSixthByDivision(HardSigmoidSixth):
+    """torch's CPU formulation: min(max(x + 3, 0), 6) / 6 in float32. Not an evaluation order of
+    alpha*x + beta: x + 3 is rounded before the division, which can cost more than the bound."""
 
     def compute(self, call, x):
         xd = x.astype(np.float32)
