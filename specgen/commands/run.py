@@ -97,10 +97,7 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, i
     runner = Runner(loaded, specs, isolate=isolate, timeout=timeout, corpus=corpus,
                     progress=progress_printer() if show else None, probe=not no_probe)
     result = runner.run(cases, baseline=baseline, strict=strict, filters=filters.describe())
-    text = terminal.render(result)
-    if quiet:
-        text = "\n".join(line for line in text.splitlines() if not line.startswith(("  ", "op ", "--")) or "why:" in line or "re-run" in line)
-    click.echo(text)
+    click.echo(terminal.render(result, table=not quiet))
     for path, mod in ((json_path, json_report), (junit_path, junit), (markdown_path, markdown)):
         if path:
             _write(path, mod.render(result))

@@ -4,14 +4,15 @@ from __future__ import annotations
 from specgen.reports.common import COLUMNS, failing, failure_lines, summary_rows
 
 
-def render(run, max_failures: int = 50) -> str:
+def render(run, max_failures: int = 50, table: bool = True) -> str:
+    show_table = table
     rows = summary_rows(run)
     head = ("op", "standard", "dtype") + COLUMNS
     table = [head] + [(g[0], g[1], g[2]) + tuple(str(c[v]) if c[v] else "." for v in COLUMNS) for g, c in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     out = [f"specgen run: adapter {run.adapter}" + (f" ({run.backend_version})" if run.backend_version else "")
            + (f", {run.filters}" if run.filters else "")]
-    for i, row in enumerate(table):
+    for i, row in enumerate(table if show_table else ()):
         out.append("  ".join(cell.ljust(w) if j < 3 else cell.rjust(w) for j, (cell, w) in enumerate(zip(row, widths))))
         if i == 0:
             out.append("  ".join("-" * w for w in widths))
@@ -37,7 +38,7 @@ def render(run, max_failures: int = 50) -> str:
     works = [p for p in run.probes if p.outcome == "works"]
     if run.probes:
         out.append("")
-        out.append(f"unclaimed dtypes probed ({len(works)} work although not claimed):")
+        out.append(f"unclaimed (op, version, dtype) groups probed ({len(works)} work although not claimed):")
         for p in run.probes:
             out.append(f"  {p.op} {p.standard}-{p.version} {p.dtype}: {p.outcome}: {p.message} [{p.case_id}]")
     for w in run.warnings:

@@ -430,7 +430,7 @@ class Runner:
                     backend_why = self.loaded.adapter.why_unclaimed(case.op, case.standard, str(case.version), case.dtype)
                 except Exception:
                     backend_why = None
-                if backend_why and why.startswith("dtype "):
+                if backend_why and (why.startswith("dtype ") or why.endswith(" is not claimed")):
                     why = f"{why}: {backend_why}"
                 return self._result(case, UNSUPPORTED, why)
         try:
@@ -548,7 +548,8 @@ class Runner:
 
     def _probe(self, cases, results) -> list[Probe]:
         """For each (op, standard-version, dtype) whose positive cases were all unsupported only
-        because the dtype is not claimed, run one small case anyway and report what happened."""
+        because the dtype or the version is not claimed (in a standard where the adapter claims the
+        op), run one small case anyway and report what happened."""
         groups: dict[tuple, list] = {}
         for case, r in zip(cases, results):
             if r.kind != "positive" or case.in_place or any(s is not None for s in (getattr(case, "strides", None) or {}).values()):
@@ -556,8 +557,13 @@ class Runner:
             key = (case.op, case.standard, str(case.version), case.dtype)
             groups.setdefault(key, []).append((case, r))
         probes = []
+        claimed_pairs = {(c.op, c.standard) for c in self.loaded.claims}
         for key, members in groups.items():
-            if not all(r.verdict == UNSUPPORTED and r.reason.startswith("dtype ") for _, r in members):
+            if (key[0], key[1]) not in claimed_pairs and (key[0], "*") not in claimed_pairs:
+                continue  # the adapter claims nothing of this op in this standard: nothing to probe
+            if not all(r.verdict == UNSUPPORTED and (r.reason.startswith("dtype ") or
+                                                    r.reason.split(":")[0].endswith(" is not claimed"))
+                       for _, r in members):
                 continue
             case = min((c for c, _ in members), key=lambda c: (int(np.prod(next(iter(c.shapes.values()), [1]))), c.id))
             r = self.run_case(case, ignore_claims=True)
