@@ -62,7 +62,8 @@ def _token_at(line: str, index: int) -> str:
         return line[-10:] if line else ""
     start = index
     end = index + 1
-    while end < len(line) and (line[end].isalnum() or line[end] in "_."):
+    word = line[start].isalnum() or line[start] in "_."
+    while word and end < len(line) and (line[end].isalnum() or line[end] in "_."):
         end += 1
     return line[start:end] or line[start:start + 1]
 
@@ -151,7 +152,9 @@ class _Builder:
             return n.Call("where", (self.build(node.test, d), self.build(node.body, d), self.build(node.orelse, d)), pos)
         if isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name):
-                self.fail(node.func, "only functions from the table can be called, by plain name")
+                what = _DESCRIBE.get(type(node.func))
+                self.fail(node.func, f"{what} is not allowed in a formula" if what else
+                          "only functions from the table can be called, by plain name")
             name = node.func.id
             fn = FUNCTIONS.get(name)
             if fn is None:

@@ -283,7 +283,7 @@ class _OpBuilder:
             if nm and any(a.name == nm for a in out):
                 c.err(kp + ("name",), f"attribute {nm!r} is declared twice")
                 continue
-            if nm and typ:
+            if nm:  # kept with an unknown type (None) so the rest of the file is not checked against a hole
                 out.append(m.Attribute(nm, typ, str(entry.get("description", ""))))
         return out
 
@@ -299,15 +299,7 @@ class _OpBuilder:
         try:
             node = parse_formula(text, inputs, attributes)
         except FormulaError as exc:
-            pos = c.doc.pos(kp)
-            line, col = exc.line, exc.column
-            if pos is not None:
-                if pos.style in ("|", ">"):
-                    line = pos.value_line + exc.line
-                else:
-                    line = pos.value_line + exc.line - 1
-                    if exc.line == 1:
-                        col = pos.column + exc.column - 1 + (1 if pos.style in ("'", '"') else 0)
+            line, col = self.formula_position(text, exc)
             self.c.problems.append(Problem(c.doc.path, line, "formula",
                                            f"column {col}: {exc.message} (token {exc.token!r})"))
             return None
@@ -319,6 +311,21 @@ class _OpBuilder:
             if nm not in used:
                 c.err(kp, f"attribute {nm!r} is declared but the formula does not use it")
         return node
+
+    def formula_position(self, text: str, exc: FormulaError) -> tuple[int | None, int]:
+        """File line and column of a formula error, for plain, quoted and block (| >) scalars alike.
+
+        The parser counts lines and columns within the formula with its leading blank lines
+        stripped; the YAML layer maps a character of the value back to the file.
+        """
+        lines = text.strip("\n").splitlines() or [""]
+        offset = len(text) - len(text.lstrip("\n"))
+        offset += sum(len(ln) + 1 for ln in lines[:exc.line - 1]) + exc.column - 1
+        mapped = self.c.doc.char_position(("formula",), min(offset, max(len(text) - 1, 0)))
+        if mapped is not None:
+            return mapped
+        pos = self.c.doc.pos(("formula",))  # an unusual scalar: the value's first line, the formula's column
+        return (pos.value_line if pos else None), exc.column
 
     # -- semantics
     def special_values(self, std_keys) -> dict[str, m.SpecialValue]:
@@ -568,10 +575,11 @@ class _StandardBuilder:
             default = entry.get("default", _MISSING)
             value = None
             if default is not _MISSING:
-                value = self.default_value(default, declared[name].type, akp + ("default",))
+                if declared[name].type is not None:
+                    value = self.default_value(default, declared[name].type, akp + ("default",))
                 if mode == "none":
                     c.err(akp + ("default",), f"{self.info.title} attributes have no defaults (attribute_defaults: none)")
-                if required:
+                elif required:
                     c.err(akp + ("default",), "a required attribute cannot have a default")
             elif mode in ("applied", "typical") and not required:
                 c.err(akp, f"no default: {self.info.title} gives defaults ({mode}); add one or mark it required: true")

@@ -3,10 +3,14 @@
 Refused with a positioned problem: syntax errors, several documents, anchors and aliases (the
 "billion laughs" alias bomb cannot expand), duplicate mapping keys (PyYAML silently keeps the
 last), non-string keys, oversized files, and a top level that is not a mapping.
+
+Numbers are read as YAML 1.2 reads them: PyYAML (YAML 1.1) takes ``1e39`` and ``1.0e39`` for
+strings, which would turn an out-of-range default into a misleading "got string" error.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +22,16 @@ MAX_BYTES = 1 << 20  # a spec is a few KB; anything near a megabyte is a mistake
 
 KeyPath = tuple  # of str | int
 
+_FLOAT_12 = re.compile(r"""^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$""")
+
+
+class SpecLoader(yaml.SafeLoader):
+    """SafeLoader that also reads exponent floats without a dot or exponent sign (1e39, 1.0e39)."""
+
+
+SpecLoader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+SpecLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+
 
 @dataclass(frozen=True)
 class Pos:
@@ -25,6 +39,8 @@ class Pos:
     column: int  # 1-based column where the value starts
     style: str | None = None  # scalar style: None (plain), "'", '"', "|", ">"
     value_line: int = 0  # 1-based line where the value starts
+    start: int = -1  # character index in the file text where the value node starts
+    end: int = -1  # character index where it ends
 
 
 @dataclass
@@ -32,6 +48,7 @@ class Document:
     path: str
     data: Any
     positions: dict[KeyPath, Pos]
+    text: str = field(default="", repr=False)  # the file's text, to map positions inside values
 
     def line(self, keypath: KeyPath) -> int | None:
         """The line of the value at keypath, or of its nearest ancestor that exists."""
@@ -46,6 +63,20 @@ class Document:
 
     def pos(self, keypath: KeyPath) -> Pos | None:
         return self.positions.get(tuple(keypath))
+
+    def char_position(self, keypath: KeyPath, offset: int) -> tuple[int, int] | None:
+        """File (line, column), 1-based, of character ``offset`` of the string value at keypath,
+        for plain, quoted and block (| and >) scalars; None when it cannot be mapped exactly."""
+        pos = self.positions.get(tuple(keypath))
+        value = self.data
+        for key in keypath:
+            value = value[key]
+        if pos is None or pos.start < 0 or not isinstance(value, str) or not self.text:
+            return None
+        chars = scalar_char_map(self.text, pos.start, pos.end, pos.style, value)
+        if chars is None or not 0 <= offset < len(chars):
+            return None
+        return chars[offset]
 
 
 class YamlProblems(Exception):
@@ -76,12 +107,14 @@ def read_document(path: str | Path, display: str | None = None) -> Document:
 
 
 def parse_text(text: str, name: str) -> Document:
-    if not text.strip() or all(ln.strip().startswith("#") or not ln.strip() for ln in text.splitlines()):
+    if not text.strip():
         raise YamlProblems([Problem(name, None, "", "empty file: a spec must be a YAML mapping")])
+    if all(ln.strip().startswith("#") or not ln.strip() for ln in text.splitlines()):
+        raise YamlProblems([Problem(name, None, "", "only comments, no content: a spec must be a YAML mapping")])
     # Pass 1: events only. Refuse anchors/aliases and extra documents before anything is built.
     try:
         documents = 0
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        for event in yaml.parse(text, Loader=SpecLoader):
             if isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
@@ -95,13 +128,12 @@ def parse_text(text: str, name: str) -> Document:
                 raise YamlProblems([Problem(name, _mark_line(event.start_mark), "",
                                             f"anchor &{anchor} is not allowed: spec files may not use anchors or aliases")])
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        msg = f"YAML syntax error: {exc.problem}" + (f" ({exc.context})" if exc.context else "")
-        raise YamlProblems([Problem(name, _mark_line(mark), "", msg)]) from None
+        raise YamlProblems([Problem(name, _mark_line(exc.problem_mark or exc.context_mark), "",
+                                    _syntax_message(exc))]) from None
     except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
         raise YamlProblems([Problem(name, None, "", f"YAML error: {exc}")]) from None
 
-    loader = yaml.SafeLoader(text)
+    loader = SpecLoader(text)
     try:
         node = loader.get_single_node()
         positions: dict[KeyPath, Pos] = {}
@@ -112,15 +144,33 @@ def parse_text(text: str, name: str) -> Document:
     if problems:
         raise YamlProblems(problems)
     if not isinstance(data, dict):
-        kind = type(data).__name__ if data is not None else "null"
+        kind = {list: "a list", str: "a string", type(None): "null"}.get(type(data), f"a {type(data).__name__}")
         raise YamlProblems([Problem(name, _mark_line(node.start_mark) if node else None, "",
                                     f"top level must be a mapping of keys to values, got {kind}")])
-    return Document(name, data, positions)
+    return Document(name, data, positions, text)
+
+
+def _syntax_message(exc: yaml.MarkedYAMLError) -> str:
+    mark = exc.problem_mark or exc.context_mark
+    msg = "YAML syntax error"
+    if mark is not None:
+        msg += f" at column {mark.column + 1}"
+    msg += f": {exc.problem}"
+    if exc.context:
+        started = exc.context_mark
+        if started is not None and mark is not None and started.line != mark.line:
+            msg += f" ({exc.context} started on line {started.line + 1})"
+        else:
+            msg += f" ({exc.context})"
+    if exc.problem == "mapping values are not allowed here":
+        msg += "; a ': ' inside a plain value starts a mapping: quote the value"
+    return msg
 
 
 def _build(loader, node, keypath: KeyPath, positions, problems, name):
     positions[keypath] = Pos(node.start_mark.line + 1, node.start_mark.column + 1,
-                             getattr(node, "style", None), node.start_mark.line + 1)
+                             getattr(node, "style", None), node.start_mark.line + 1,
+                             node.start_mark.index, node.end_mark.index)
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
         key_lines: dict = {}
@@ -140,11 +190,76 @@ def _build(loader, node, keypath: KeyPath, positions, problems, name):
             key_lines[key] = line
             out[key] = _build(loader, value_node, keypath + (key,), positions, problems, name)
             vpos = positions[keypath + (key,)]
-            positions[keypath + (key,)] = Pos(line, vpos.column, vpos.style, vpos.value_line)
+            positions[keypath + (key,)] = Pos(line, vpos.column, vpos.style, vpos.value_line, vpos.start, vpos.end)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(loader, item, keypath + (i,), positions, problems, name) for i, item in enumerate(node.value)]
     return loader.construct_object(node)
+
+
+def scalar_char_map(text: str, start: int, end: int, style: str | None, value: str) -> list[tuple[int, int]] | None:
+    """(line, column), 1-based, in ``text`` of every character of a scalar's ``value``, or None.
+
+    The scalar's source (``text[start:end]``) is folded the way YAML folds it, remembering where
+    each character came from (a folding space or line break gets the position just after its
+    line). The map is returned only if the folded text equals ``value``: an unusual scalar
+    (escapes, more-indented lines of a folded block, ...) gives None, never a wrong position.
+    """
+    first_line = text.count("\n", 0, start) + 1
+    first_col = start - (text.rfind("\n", 0, start) + 1) + 1
+    source = text[start:end]
+    raw_lines = source.split("\n")
+    out: list[str] = []
+    where: list[tuple[int, int]] = []
+
+    def emit(chars: str, line: int, col: int) -> None:
+        for i, ch in enumerate(chars):
+            out.append(ch)
+            where.append((line, col + i))
+
+    if style in ("|", ">"):
+        body = raw_lines[1:]  # the first line holds the indicator
+        content = [ln for ln in body if ln.strip()]
+        if not content:
+            return None
+        indent = len(content[0]) - len(content[0].lstrip(" "))
+        joining = False  # folded: the previous line was text, so its line break becomes a space
+        for i, ln in enumerate(body):
+            line = first_line + 1 + i
+            if not ln.strip():
+                emit("\n", line, len(ln) + 1)
+                joining = False
+                continue
+            if ln[:indent].strip() or (style == ">" and ln[indent:indent + 1] in (" ", "\t")):
+                return None
+            if style == "|":
+                emit(ln[indent:] + "\n", line, indent + 1)
+                continue
+            if joining:
+                emit(" ", line - 1, len(body[i - 1]) + 1)
+            emit(ln[indent:], line, indent + 1)
+            joining = True
+            last = (line, len(ln) + 1)
+        if joining:
+            emit("\n", *last)
+    elif style is None or (style in ("'", '"') and "\\" not in source and "''" not in source[1:-1]):
+        quote = 1 if style in ("'", '"') else 0
+        for i, ln in enumerate(raw_lines):
+            line = first_line + i
+            if i == 0:
+                piece, col = ln[quote:].rstrip(), first_col + quote
+            else:
+                piece, col = ln.strip(), len(ln) - len(ln.lstrip()) + 1
+            if quote and i == len(raw_lines) - 1:
+                piece = piece[:-1]  # the closing quote
+            if not piece:
+                return None  # blank lines inside a flow scalar: rare, not mapped
+            if i:
+                emit(" ", line - 1, (first_col if i == 1 else 1) + len(raw_lines[i - 1]))
+            emit(piece, line, col)
+    else:
+        return None
+    return where if "".join(out).rstrip("\n") == value.rstrip("\n") else None
 
 
 def _join(keypath: KeyPath) -> str:
