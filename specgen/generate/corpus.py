@@ -38,7 +38,9 @@ class AttrSet:
 
 
 def _fmt(v: float) -> str:
-    return str(np.float32(v)).rstrip("0").rstrip(".") if "e" not in str(np.float32(v)) else str(np.float32(v))
+    """Shortest float32 spelling: 0.35, -0.5, 0, 3.5, 1e-08."""
+    text = str(np.float32(v))
+    return text if "e" in text else text.rstrip("0").rstrip(".")
 
 
 def attribute_sets(spec, standard: str) -> list[AttrSet]:

@@ -173,16 +173,10 @@ def region_values(design: Design, dtype: str, per_region: int, stream: Stream) -
 
 
 def region_index(values: np.ndarray, bounds: list[Fraction]) -> np.ndarray:
-    """Which region each (finite) value falls in: 2k for the open region k, 2k+1 for breakpoint k."""
+    """Which region each finite value falls in: 2k for the open region k, 2k+1 for breakpoint k."""
+    exact = [Fraction(int(v)) if values.dtype.kind in "iu" else Fraction(float(v)) for v in values]
     out = np.zeros(len(values), dtype=np.int64)
-    for i, v in enumerate(values):
-        q = Fraction(int(v)) if not isinstance(v, (float, np.floating)) and np.asarray(v).dtype.kind in "iu" else Fraction(float(v))
-        k = 0
-        for j, b in enumerate(bounds):
-            if q == b:
-                k = 2 * j + 1
-                break
-            if q > b:
-                k = 2 * (j + 1)
-        out[i] = k
+    for i, q in enumerate(exact):
+        below = sum(1 for b in bounds if b < q)
+        out[i] = 2 * below + (1 if q in bounds else 0)
     return out

@@ -176,15 +176,6 @@ def from_ordered(o, dtype: str) -> np.ndarray:
     return _unordered(o, d.bits, d.uint_view).view(d.numpy)
 
 
-def finfo(dtype: str) -> dict:
-    """largest finite, smallest normal, smallest subnormal of a float dtype (as numpy scalars of it)."""
-    f = FORMATS[dtype]
-    target = dt.get(dtype).numpy
-    return {"max": np.array([float(f.max_finite)]).astype(target),
-            "tiny": np.array([float(f.min_normal)]).astype(target),
-            "smallest": np.array([float(f.min_subnormal)]).astype(target)}
-
-
 def step(values, k: int, dtype: str) -> np.ndarray:
     """Values moved by k ULPs in ``dtype`` (floats: through the value order, stopping at ±inf;
     integers: k, clipped to the range)."""
