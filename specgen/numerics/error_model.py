@@ -20,7 +20,10 @@ encloses its exact value *and* every value a correct kernel can hold at that poi
   there, and of the chosen branch elsewhere;
 - exp, log, tanh, ... are monotone: endpoint images, widened by the function's accepted error
   (``FUNCTION_ULPS`` ULPs of the type it is computed in) and by numpy's own float64 error;
-- with flush-to-zero allowed, an intermediate that may be subnormal may also be flushed to zero.
+- flush-to-zero is a property of inputs and outputs (the spec's ``subnormal`` semantics), not of
+  intermediates: ``compare`` judges a subnormal input also as a zero, and accepts a zero where the
+  accepted output set reaches the subnormal range (``Accepted.flushable``). A kernel that flushes an
+  intermediate (Softsign as x * (1 / (1 + |x|)) giving 0 for |x| > 2**126) is not accepted.
 
 The output may then be rounded once more to the output dtype: the accepted results are
 [RN_out(lo), RN_out(hi)] of the root interval. This is tight: a result outside it cannot come
@@ -82,15 +85,12 @@ class IntervalModel:
     """Evaluates a formula over intervals. ``env`` maps input names to float64 arrays (exact values
     of the tensor dtype) and attribute names to floats (the float32-rounded attribute values)."""
 
-    def __init__(self, env: Mapping[str, object], intermediate: str, flush: bool, shape,
-                 inputs: set[str] | None = None):
+    def __init__(self, env: Mapping[str, object], intermediate: str, shape, inputs: set[str] | None = None):
         self.env = env
         self.types = compute_types(intermediate)
-        self.flush = flush
         self.shape = shape
         self.inputs = inputs if inputs is not None else {k for k, v in env.items() if np.ndim(v) > 0}
         self.ambiguous = np.zeros(shape, dtype=bool)  # some comparison could go either way
-        self.min_normal = max(U.FORMATS[t].min_normal for t in self.types)
 
     # -- building blocks -------------------------------------------------------------------
     def point(self, value) -> Interval:
@@ -106,10 +106,6 @@ class IntervalModel:
                     continue  # float64 endpoints are already float64 values: RN64 is the identity
                 lo = np.minimum(lo, U.round_to(iv.lo, t).astype(np.float64))
                 hi = np.maximum(hi, U.round_to(iv.hi, t).astype(np.float64))
-            if self.flush:
-                tiny = (lo < self.min_normal) & (hi > -self.min_normal)
-                lo = np.where(tiny, np.minimum(lo, 0.0), lo)
-                hi = np.where(tiny, np.maximum(hi, 0.0), hi)
         return Interval(lo, hi)
 
     # -- evaluation ------------------------------------------------------------------------
@@ -338,26 +334,25 @@ class Accepted:
 
     lo: np.ndarray  # smallest accepted output value
     hi: np.ndarray  # largest accepted output value
+    flushable: np.ndarray  # the accepted set reaches the subnormal range: a flushed zero may be accepted
     ambiguous: np.ndarray  # a comparison may go either way (both branches accepted)
     raw: Interval  # the root interval before the final rounding to the output dtype
 
 
 def accepted_outputs(formula, env: Mapping[str, object], intermediate: str, output_dtype: str,
-                     flush: bool = False, inputs: set[str] | None = None) -> Accepted:
+                     inputs: set[str] | None = None) -> Accepted:
     """The output values every correct evaluation of ``formula`` can give, per element.
 
     ``env``: inputs as float64 arrays (finite values), attributes as floats. ``intermediate``: the
-    narrowest compute type allowed (the tolerance's ``intermediate``). With ``flush``, subnormal
-    intermediates and outputs may be flushed to zero.
+    narrowest compute type allowed (the tolerance's ``intermediate``). ``inputs``: which names of
+    ``env`` are input tensors (exact); the others are attributes (held in any compute type).
     """
     shape = np.broadcast_shapes(*[np.shape(v) for v in env.values()]) if env else ()
-    model = IntervalModel(env, intermediate, flush, shape, inputs)
+    model = IntervalModel(env, intermediate, shape, inputs)
+    out = U.fmt(output_dtype)
     with np.errstate(all="ignore"):
         root = _no_nan(model.eval(formula))
-        lo = U.round_to(root.lo, output_dtype).astype(np.float64)
-        hi = U.round_to(root.hi, output_dtype).astype(np.float64)
-        if flush:
-            tiny = (lo < U.fmt(output_dtype).min_normal) & (hi > -U.fmt(output_dtype).min_normal)
-            lo = np.where(tiny, np.minimum(lo, 0.0), lo)
-            hi = np.where(tiny, np.maximum(hi, 0.0), hi)
-    return Accepted(lo, hi, model.ambiguous, root)
+        lo = U.round_to(root.lo, out).astype(np.float64)
+        hi = U.round_to(root.hi, out).astype(np.float64)
+        flushable = (lo < out.min_normal) & (hi > -out.min_normal)
+    return Accepted(lo, hi, flushable, model.ambiguous, root)
