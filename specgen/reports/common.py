@@ -14,7 +14,7 @@ def summary_rows(run) -> list[tuple[tuple[str, str, str], dict[str, int]]]:
     for r in run.results:
         g = groups.setdefault(r.group, {v: 0 for v in VERDICTS})
         g[r.verdict] += 1
-    return sorted(groups.items(), key=lambda kv: (kv[0][0], _version_key(kv[0][1]), kv[0][2]))
+    return sorted(groups.items(), key=lambda kv: (kv[0][0], _version_key(kv[0][1]), kv[0][2] == "must-reject", kv[0][2]))
 
 
 def _version_key(sv: str):

@@ -23,10 +23,25 @@ def render(run, max_failures: int = 200, title: str | None = None) -> str:
         meta.append(f"baseline `{run.baseline_file}`")
     out.append("; ".join(meta))
     out.append("")
+    claimed = {tuple(p) for p in (run.claimed or ())}
+
+    def in_scope(group) -> bool:  # the adapter claims this op in this standard (or claims were not recorded)
+        std = group[1].split("-", 1)[0]
+        return not claimed or (group[0], std) in claimed or (group[0], "*") in claimed
+
+    rows = summary_rows(run)
+    out_of_scope: dict[tuple[str, str], int] = {}
     out.append("| op | standard | dtype | " + " | ".join(COLUMNS) + " |")
     out.append("|---|---|---|" + "---:|" * len(COLUMNS))
-    for g, c in summary_rows(run):
+    for g, c in rows:
+        if not in_scope(g) and c["unsupported"] == sum(c.values()):
+            key = (g[0], g[1].split("-", 1)[0])
+            out_of_scope[key] = out_of_scope.get(key, 0) + c["unsupported"]
+            continue
         out.append(f"| {g[0]} | {g[1]} | {g[2]} | " + " | ".join(str(c[v]) if c[v] else "" for v in COLUMNS) + " |")
+    if out_of_scope:
+        out.append("")
+        out.append("Not claimed at all (unsupported): " + ", ".join(f"{op} {std} ({n} cases)" for (op, std), n in out_of_scope.items()) + ".")
     fails = failing(run)
     out.append("")
     out.append(f"### Failures ({len(fails)})")
@@ -79,15 +94,19 @@ def render(run, max_failures: int = 200, title: str | None = None) -> str:
     uns = unsupported_groups(run)
     if uns:
         probes = {(p.op, f"{p.standard}-{p.version}", p.dtype): p for p in run.probes}
+        order = {g: i for i, (g, _) in enumerate(rows)}
         out.append("")
         out.append("### Unsupported (outside the adapter's claim)")
         out.append("")
-        out.append("| op | standard | dtype | cases | why | probe |")
+        out.append("| op | standard | dtype | cases | why | the backend, when tried anyway |")
         out.append("|---|---|---|---:|---|---|")
-        for g, (n, why) in uns.items():
+        for g, (n, why) in sorted(uns.items(), key=lambda kv: order.get(kv[0], 0)):
+            if not in_scope(g):
+                continue
             p = probes.get(g)
-            probe = f"{p.outcome}: {_esc(p.message)[:160]}" if p else ""
-            out.append(f"| {g[0]} | {g[1]} | {g[2]} | {n} | {_esc(why)} | {probe} |")
+            short, _, backend = why.partition("; the adapter says: ")
+            probe = f"{p.outcome}: {_esc(p.message)[:180]}" if p else _esc(backend)[:180]
+            out.append(f"| {g[0]} | {g[1]} | {g[2]} | {n} | {_esc(short)} | {probe} |")
     if run.warnings:
         out.append("")
         for w in run.warnings:

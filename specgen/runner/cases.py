@@ -107,7 +107,7 @@ class Filters:
     standards: tuple[str, ...] = ()
     versions: tuple[str, ...] = ()
     dtypes: tuple[str, ...] = ()
-    cases: tuple[str, ...] = ()  # case-id glob patterns
+    cases: tuple[str, ...] = ()  # case ids or glob patterns (an exact id matches itself, brackets and all)
     kinds: tuple[str, ...] = ()
 
     def match(self, case) -> bool:
@@ -121,7 +121,7 @@ class Filters:
             return False
         if self.kinds and getattr(case, "kind", "positive") not in self.kinds:
             return False
-        if self.cases and not any(fnmatch.fnmatchcase(case.id, p) for p in self.cases):
+        if self.cases and not any(case.id == p or fnmatch.fnmatchcase(case.id, p) for p in self.cases):
             return False
         return True
 

@@ -58,7 +58,9 @@ class Result:
 
     @property
     def group(self) -> tuple[str, str, str]:
-        return (self.op, f"{self.standard}-{self.version}", self.dtype)
+        """(op, standard-version, dtype) for legal cases; must-reject cases of every dtype share one
+        group per op and version, labelled ``must-reject``."""
+        return (self.op, f"{self.standard}-{self.version}", "must-reject" if self.kind == "negative" else self.dtype)
 
     def to_json(self) -> dict:
         return {"id": self.case_id, "op": self.op, "standard": self.standard, "version": self.version,
@@ -100,6 +102,7 @@ class RunResult:
     seconds: float = 0.0
     claims: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    claimed: list[tuple[str, str]] = field(default_factory=list)  # (op, standard) pairs claimed ("*": any)
 
     def counts(self) -> dict[str, int]:
         out = {v: 0 for v in VERDICTS}
@@ -431,7 +434,7 @@ class Runner:
                 except Exception:
                     backend_why = None
                 if backend_why and (why.startswith("dtype ") or why.endswith(" is not claimed")):
-                    why = f"{why}: {backend_why}"
+                    why = f"{why}; the adapter says: {backend_why}"
                 return self._result(case, UNSUPPORTED, why)
         try:
             data = case.load()
@@ -540,7 +543,8 @@ class Runner:
             self.close()
         run = RunResult(adapter=self.name, backend_version=self.loaded.backend_version, results=results,
                         probes=probes, strict=strict, filters=filters, corpus=str(self.corpus or ""),
-                        claims=[c.describe() for c in self.loaded.claims], warnings=list(self.loaded.warnings))
+                        claims=[c.describe() for c in self.loaded.claims], warnings=list(self.loaded.warnings),
+                        claimed=sorted({(c.op, c.standard) for c in self.loaded.claims}))
         if baseline is not None:
             baseline.apply(run)
         run.seconds = time.perf_counter() - t0

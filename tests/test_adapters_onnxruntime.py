@@ -1,0 +1,44 @@
+"""CI: the whole corpus through onnxruntime, gated by baselines/onnxruntime.yaml, and the committed
+report docs/onnxruntime-report.md kept equal to what the run produces.
+
+Regenerate the report after an intended change: SPECGEN_UPDATE_REPORTS=1 pytest tests/test_adapters_onnxruntime.py
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from specgen.cli import main
+
+pytest.importorskip("onnxruntime")
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = ROOT / "docs" / "onnxruntime-report.md"
+BASELINE = "baselines/onnxruntime.yaml"
+MARK = "<!-- everything below is generated: SPECGEN_UPDATE_REPORTS=1 pytest tests/test_adapters_onnxruntime.py -->"
+
+
+def _version(text: str) -> str | None:
+    m = re.search(r"backend (onnxruntime \S+)", text)
+    return m.group(1) if m else None
+
+
+def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "report.md"
+    res = CliRunner().invoke(main, ["run", "--adapter", "onnxruntime", "--baseline", BASELINE, "--strict", "-q",
+                                    "--markdown", str(out)])
+    assert res.exit_code == 0, res.output[-4000:]
+    generated = out.read_text()
+    preface, mark, committed = REPORT.read_text().partition(MARK + "\n")
+    assert mark, f"{REPORT} has lost its marker line"
+    if os.environ.get("SPECGEN_UPDATE_REPORTS") == "1":
+        REPORT.write_text(preface + MARK + "\n" + generated)
+        return
+    if _version(generated) != _version(committed):
+        pytest.skip(f"report made with {_version(committed)}, this is {_version(generated)}: not compared")
+    assert generated == committed, "docs/onnxruntime-report.md is stale (see this module's docstring)"
