@@ -9,7 +9,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from specgen import dtypes as dt
 from specgen.generate import rules

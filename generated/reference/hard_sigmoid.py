@@ -14,8 +14,6 @@ Non-finite inputs follow the spec's stored special-value outcomes: nan -> nan, p
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 try:
@@ -38,7 +36,6 @@ DTYPES = {'directml': {'1_0': ['float32', 'float16'], '2_0': ['float32', 'float1
           '6': ['float64', 'float32', 'float16'],
           '22': ['bfloat16', 'float64', 'float32', 'float16']},
  'onednn': {'current': ['float32', 'bfloat16', 'float16']}}
-INTEGER_ROUNDING = 'toward_zero'
 
 
 def _formula(x, alpha, beta):
@@ -48,12 +45,12 @@ def _formula(x, alpha, beta):
 def hard_sigmoid(x, alpha=None, beta=None, *, standard='onnx', version=None):
     """HardSigmoid of ``x`` as ``standard`` (directml, onnx, onednn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
-    standard's default; a standard without defaults (oneDNN) raises TypeError for a missing one."""
+    standard's default; a standard without defaults raises TypeError for a missing one."""
     x = np.asarray(x)
     attrs = _attributes(standard, {'alpha': alpha, 'beta': beta})
     _check_dtype(standard, version, x.dtype)
-    wide = x.astype(np.float64)
     with np.errstate(all="ignore"):
+        wide = x.astype(np.float64)
         y = _formula(wide, attrs['alpha'], attrs['beta'])
         y = np.where(np.isnan(wide), np.nan, y)  # nan: nan
     return _narrow(np.asarray(y, dtype=np.float64), x.dtype)

@@ -47,6 +47,7 @@ DTYPES = {'directml': {'2_0': ['float32', 'float16'],
                 'float16',
                 'float32',
                 'float64']}}
+# How exact results become integers (the spec's stored integer_rounding outcome).
 INTEGER_ROUNDING = 'toward_zero'
 
 
@@ -59,16 +60,16 @@ def _formula_exact(x, bias, threshold):
 
 
 def shrink(x, bias=None, threshold=None, *, standard='onnx', version=None):
-    """Shrink of ``x`` as ``standard`` (directml, onnx, onednn) defines it; ``version``
+    """Shrink of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
-    standard's default; a standard without defaults (oneDNN) raises TypeError for a missing one."""
+    standard's default; a standard without defaults raises TypeError for a missing one."""
     x = np.asarray(x)
     attrs = _attributes(standard, {'bias': bias, 'threshold': threshold})
     _check_dtype(standard, version, x.dtype)
     if x.dtype.kind in "iu":
         return _integer(x, attrs)
-    wide = x.astype(np.float64)
     with np.errstate(all="ignore"):
+        wide = x.astype(np.float64)
         y = _formula(wide, attrs['bias'], attrs['threshold'])
     return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
 

@@ -14,8 +14,6 @@ Non-finite inputs follow the spec's stored special-value outcomes: nan -> formul
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 try:
@@ -33,7 +31,6 @@ DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied'}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'directml': {'1_0': ['float32', 'float16'], '2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']},
  'onnx': {'1': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']}}
-INTEGER_ROUNDING = 'toward_zero'
 
 
 def _formula(x):
@@ -41,14 +38,14 @@ def _formula(x):
 
 
 def softsign(x, *, standard='onnx', version=None):
-    """Softsign of ``x`` as ``standard`` (directml, onnx, onednn) defines it; ``version``
+    """Softsign of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
-    standard's default; a standard without defaults (oneDNN) raises TypeError for a missing one."""
+    standard's default; a standard without defaults raises TypeError for a missing one."""
     x = np.asarray(x)
     attrs = _attributes(standard, {})
     _check_dtype(standard, version, x.dtype)
-    wide = x.astype(np.float64)
     with np.errstate(all="ignore"):
+        wide = x.astype(np.float64)
         y = _formula(wide)
         y = np.where(wide == np.inf, _formula(np.float64(1e300)), y)  # pos_inf: the limit
         y = np.where(wide == -np.inf, _formula(np.float64(-1e300)), y)  # neg_inf: the limit

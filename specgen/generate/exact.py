@@ -30,7 +30,7 @@ from specgen.formula import nodes as n
 from specgen.formula.breakpoints import NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
-from specgen.generate.floats import FORMATS, int_range, round_float64, round_float64_int, round_fraction
+from specgen.generate.floats import int_range, round_float64, round_float64_int, round_fraction
 
 _INFLATE = 1.0 + 2.0 ** -49  # covers the rounding of the bound's own arithmetic
 _SPLIT = 134217729.0  # 2**27 + 1, Dekker's splitter

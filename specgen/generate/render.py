@@ -86,7 +86,7 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "numpy_source": to_numpy_source(spec.formula),
         "exact_source": to_numpy_source(_rational_literals(spec.formula)),
         "signature": ", ".join([x] + [f"{a}=None" for a in attrs] + ["*", f"standard={default_std!r}", "version=None"]),
-        "special_fixes": fixes, "special_text": special_text,
+        "special_fixes": fixes, "special_text": special_text, "standards": list(spec.standards),
     }
     return env.get_template("reference/op.py.j2").render(ctx)
 
