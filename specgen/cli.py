@@ -14,6 +14,8 @@ COMMANDS = {
     "generate": ("specgen.commands.generate", "generate"),
     "run": ("specgen.commands.run", "run"),
     "adapters": ("specgen.commands.adapters", "adapters"),
+    "list": ("specgen.commands.list", "list_operators"),
+    "show": ("specgen.commands.show", "show"),
 }
 
 

@@ -1,0 +1,21 @@
+"""``specgen list``: the operators, with their standards and the versions each standard has."""
+from __future__ import annotations
+
+import click
+
+from specgen.commands.specs_or_exit import load_specs_or_exit
+
+
+def operator_rows(specs) -> list[tuple[str, str, str]]:
+    return [(spec.id, spec.name,
+             "; ".join(f"{key} ({', '.join(std.version_ids)})" for key, std in spec.standards.items()))
+            for spec in specs.values()]
+
+
+@click.command("list")
+def list_operators():
+    """List operators with their standards and versions."""
+    rows = [("OPERATOR", "NAME", "STANDARDS (VERSIONS)")] + operator_rows(load_specs_or_exit("list"))
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    for op_id, name, standards in rows:
+        click.echo(f"{op_id:<{widths[0]}}  {name:<{widths[1]}}  {standards}")
