@@ -6,7 +6,8 @@ subset of a spec.
   alpha == float32(1/6) (``Values(1/6)`` rounds the same way) and beta == 0.5. torch does not
   multiply by that float32; its CPU kernel computes min(max(x + 3, 0), 6) / 6. The two
   differ by |x| * 5e-9 at most, and whether that difference is inside the bound is for the error
-  model to judge, case by case: no tolerance is loosened for torch.
+  model to judge, case by case: no tolerance is loosened for torch. (It is, in float16 and
+  bfloat16; it is not in float32 and float64: see docs/runner.md.)
 - ``softsign`` is Softsign (x / (1 + |x|)).
 - ``softshrink(lambd)`` is Shrink with bias == threshold == lambd (lambd >= 0, torch refuses < 0).
 - ``hardshrink(lambd)`` is Shrink with bias == 0 and threshold == lambd.
