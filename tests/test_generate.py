@@ -146,3 +146,23 @@ def test_reference_modules_import_only_numpy_and_ml_dtypes(built):
 def test_check_reports_a_missing_tree(tmp_path):
     code, output = _invoke("--out", str(tmp_path / "nothing"), "--check")
     assert code == 1 and "missing" in output
+
+
+def test_swap_in_replaces_the_tree_and_carries_the_exhaustive_sweep(tmp_path):
+    from specgen.generate.tree import _exchange, swap_in
+    target, new = tmp_path / "generated", tmp_path / "new"
+    (target / EXHAUSTIVE).mkdir(parents=True)
+    (target / "old.txt").write_text("old")
+    (target / EXHAUSTIVE / "sweep.bin").write_text("sweep")
+    new.mkdir()
+    (new / "new.txt").write_text("new")
+    swap_in(new, target)
+    assert sorted(p.name for p in target.iterdir()) == [EXHAUSTIVE, "new.txt"]
+    assert (target / EXHAUSTIVE / "sweep.bin").read_text() == "sweep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["generated"]
+    if sys.platform.startswith("linux"):
+        a, b = tmp_path / "a", tmp_path / "b"
+        a.mkdir()
+        b.mkdir()
+        (a / "x").write_text("a")
+        assert _exchange(a, b) and (b / "x").read_text() == "a"  # one atomic step on Linux

@@ -202,7 +202,7 @@ def _accept_float(iv: _Iv, dtype: str):
             r = round_float64(v, dtype)
             ok = (r_lo == r_hi) | ((r_lo.view(dt.get(dtype).uint_view) == r_hi.view(dt.get(dtype).uint_view)))
             ok &= ~((r == 0) & (e != 0))  # a zero whose sign tier 1 cannot prove
-    ok &= ~iv.bad & np.isfinite(v)
+    ok &= ~iv.bad & np.isfinite(v) & np.isfinite(e)
     return r, ok
 
 
@@ -213,7 +213,7 @@ def _accept_int(iv: _Iv, dtype: str, mode: str):
         lo = np.where(e == 0, v, np.nextafter(v - e, -np.inf))
         hi = np.where(e == 0, v, np.nextafter(v + e, np.inf))
         r_lo, r_hi = round_float64_int(lo, mode), round_float64_int(hi, mode)
-    ok = (r_lo == r_hi) & ~iv.bad & np.isfinite(v) & (np.abs(r_lo) < 2.0 ** 53)
+    ok = (r_lo == r_hi) & ~iv.bad & np.isfinite(v) & np.isfinite(e) & (np.abs(r_lo) < 2.0 ** 53)
     ok &= (r_lo >= lo_r) & (r_lo <= hi_r)
     return r_lo, ok
 

@@ -102,23 +102,47 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
     return stats
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically exchange two paths (Linux renameat2 RENAME_EXCHANGE); False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
 def swap_in(new: Path, target: Path, keep_exhaustive: bool = True) -> None:
-    """Replace ``target`` by ``new`` (same parent): rename the old tree aside, rename the new one in,
-    then delete the old. An existing exhaustive/ is carried over unless ``new`` has its own."""
-    old = None
-    if target.exists():
-        if keep_exhaustive and (target / EXHAUSTIVE).is_dir() and not (new / EXHAUSTIVE).exists():
-            os.rename(target / EXHAUSTIVE, new / EXHAUSTIVE)
+    """Replace ``target`` by ``new`` (same parent). On Linux the two trees are exchanged in one
+    atomic step; elsewhere the old tree is renamed aside and the new one renamed in (a moment
+    without ``target``, restored on failure). The old tree is deleted afterwards. An existing
+    exhaustive/ is carried over unless ``new`` has its own."""
+    if not target.exists():
+        os.rename(new, target)
+        return
+    carried = keep_exhaustive and (target / EXHAUSTIVE).is_dir() and not (new / EXHAUSTIVE).exists()
+    if carried:
+        os.rename(target / EXHAUSTIVE, new / EXHAUSTIVE)
+    try:
+        if _exchange(new, target):
+            shutil.rmtree(new, ignore_errors=True)  # ``new`` now holds the previous tree
+            return
         old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
         os.rename(target, old / target.name)
-    try:
-        os.rename(new, target)
-    except BaseException:
-        if old is not None:
+        try:
+            os.rename(new, target)
+        except BaseException:
             os.rename(old / target.name, target)
+            raise
+    except BaseException:
+        if carried and (new / EXHAUSTIVE).is_dir():
+            os.rename(new / EXHAUSTIVE, target / EXHAUSTIVE)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def generate_into(target: Path, specs_dir=None, exhaustive: bool = False) -> cp.Stats:
