@@ -93,7 +93,7 @@ def ulp(r, dtype) -> np.ndarray:
     a = np.abs(np.asarray(r, dtype=np.float64))
     with np.errstate(all="ignore"):
         _, e = np.frexp(a)  # a = m * 2**e, m in [0.5, 1)
-        exp = np.maximum(e.astype(np.int64) - 1, f.emin)
+        exp = np.where(a == 0, f.emin, np.maximum(e.astype(np.int64) - 1, f.emin))
         out = np.ldexp(1.0, (exp - f.precision + 1).astype(np.int32))
     return np.where(np.isfinite(a), out, np.inf)
 
@@ -119,12 +119,12 @@ def to_bits(values, dtype=None) -> np.ndarray:
     """The bit patterns (unsigned integers) of values of a float dtype."""
     arr = np.asarray(values)
     f = fmt(dtype if dtype is not None else arr.dtype)
-    return np.ascontiguousarray(arr.astype(f.numpy)).view(f.uint)
+    return np.array(arr, dtype=f.numpy, copy=True).view(f.uint)
 
 
 def from_bits(bits, dtype) -> np.ndarray:
     f = fmt(dtype)
-    return np.ascontiguousarray(np.asarray(bits).astype(f.uint)).view(f.numpy)
+    return np.array(bits, dtype=f.uint, copy=True).view(f.numpy)
 
 
 def ordered(values, dtype=None) -> np.ndarray:
@@ -161,7 +161,8 @@ def _step(values, dtype, direction):
     f = fmt(dtype if dtype is not None else arr.dtype)
     arr = arr.astype(f.numpy)
     if f.name in ("float64", "float32", "float16"):
-        return np.nextafter(arr, f.numpy.type(np.inf * direction))
+        with np.errstate(all="ignore"):
+            return np.nextafter(arr, f.numpy.type(np.inf * direction))
     o = ordered(arr, f) + direction
     sign = np.int64(1) << np.int64(f.bits - 1)
     bits = np.where(o < 0, (-o) | sign, o).astype(f.uint)
@@ -180,13 +181,20 @@ def hex_bits(value, dtype) -> str:
 
 
 def decimal(value, dtype) -> str:
-    """Shortest decimal that round-trips in the dtype (numpy's repr of the scalar)."""
+    """The value as decimal text: for 16-bit types the exact value (65504, 0.0999755859375), for
+    float32/float64 the shortest text that round-trips in the dtype (0.2 for float32 0.2)."""
     f = fmt(dtype)
-    v = np.asarray([value]).astype(f.numpy)[0]
-    if f.name == "bfloat16":
-        return repr(float(v)) if np.isfinite(float(v)) else str(float(v))
-    return np.format_float_positional(v, unique=True, trim="-") if np.isfinite(v) and 1e-4 <= abs(v) < 1e16 \
-        else (np.format_float_scientific(v, unique=True, trim="-") if np.isfinite(v) else str(float(v)))
+    with np.errstate(all="ignore"):
+        v = np.asarray([value]).astype(f.numpy)[0]
+    x = float(v)
+    if not math.isfinite(x):
+        return str(x)
+    if f.bits == 16:
+        text = repr(x)
+        return text[:-2] if text.endswith(".0") else text
+    if x != 0 and not 1e-4 <= abs(x) < 1e16:
+        return np.format_float_scientific(v, unique=True, trim="-")
+    return np.format_float_positional(v, unique=True, trim="-")
 
 
 # ----------------------------------------------------------------------------- correct rounding
