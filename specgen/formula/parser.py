@@ -8,6 +8,8 @@ are neither declared inputs, declared attributes nor constants.
 from __future__ import annotations
 
 import ast
+import math
+from fractions import Fraction
 
 from specgen.errors import FormulaError
 from specgen.formula import nodes as n
@@ -51,10 +53,23 @@ def parse_formula(text: str, inputs, attributes) -> n.Node:
         src_line = lines[line - 1] if 0 < line <= len(lines) else ""
         token = _token_at(src_line, col - 1)
         raise FormulaError(f"syntax error: {exc.msg}", line, col, token) from None
-    except (RecursionError, MemoryError, ValueError) as exc:
-        raise FormulaError(f"formula cannot be parsed: {type(exc).__name__}", 1, 1, text[:20]) from None
+    except (RecursionError, MemoryError) as exc:
+        raise FormulaError(f"formula nests too deeply to parse ({type(exc).__name__})", 1, 1, text[:20]) from None
+    except ValueError as exc:  # e.g. a NUL character
+        raise FormulaError(f"formula cannot be parsed: {exc}", 1, 1, text[:20]) from None
     builder = _Builder(source, lines, set(inputs), set(attributes), multiline=len(lines) > 1)
     return builder.build(tree.body, 0)
+
+
+def _number_text(token: str, value) -> str:
+    """The literal as written (0.2 stays the rational 1/5 for exact consumers) when both float()
+    and Fraction() read it; else a decimal spelling of its value (0x10 -> 16)."""
+    try:
+        Fraction(token)
+        float(token)
+        return token
+    except (ValueError, ZeroDivisionError):
+        return str(value) if isinstance(value, int) else repr(value)
 
 
 def _token_at(line: str, index: int) -> str:
@@ -109,7 +124,9 @@ class _Builder:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 what = "string" if isinstance(v, (str, bytes)) else type(v).__name__
                 self.fail(node, f"{what} literals are not allowed; only numbers")
-            return n.Num(self.token(node) or repr(v), pos)
+            if not math.isfinite(float(v)):
+                self.fail(node, "number is too large for float64 (write inf for infinity)")
+            return n.Num(_number_text(self.token(node), v), pos)
         if isinstance(node, ast.Name):
             name = node.id
             if name in self.inputs:
@@ -159,6 +176,9 @@ class _Builder:
             fn = FUNCTIONS.get(name)
             if fn is None:
                 self.fail(node.func, f"unknown function {name!r}; allowed: {', '.join(sorted(FUNCTIONS))}")
+            for arg in node.args:
+                if isinstance(arg, ast.Starred):
+                    self.fail(arg, "starred expression is not allowed in a formula")
             if node.keywords:
                 self.fail(node, f"{name}() takes no keyword arguments")
             count = len(node.args)
