@@ -22,6 +22,20 @@ BASELINE = "baselines/onnxruntime.yaml"
 MARK = "<!-- everything below is generated: SPECGEN_UPDATE_REPORTS=1 pytest tests/test_adapters_onnxruntime.py -->"
 
 
+def _skeleton(text: str) -> list[str]:
+    """What the gate pins: the tables (counts per group in onnxruntime's scope, unsupported groups
+    with onnxruntime's messages) and which cases fail or are known failures. Not the wording of
+    each failure's detail (the error model's formatting) nor the counts of standards onnxruntime
+    does not implement at all (DirectML, oneDNN cases come and go with the corpus)."""
+    keep = []
+    for line in text.splitlines():
+        if line.startswith(("|", "### ", "- **")):
+            keep.append(line)
+        elif line.startswith("<details><summary><code>"):
+            keep.append(line.split("</code>", 1)[0])
+    return keep
+
+
 def _version(text: str) -> str | None:
     m = re.search(r"backend (onnxruntime \S+)", text)
     return m.group(1) if m else None
@@ -41,4 +55,4 @@ def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_repor
         return
     if _version(generated) != _version(committed):
         pytest.skip(f"report made with {_version(committed)}, this is {_version(generated)}: not compared")
-    assert generated == committed, "docs/onnxruntime-report.md is stale (see this module's docstring)"
+    assert _skeleton(generated) == _skeleton(committed), "docs/onnxruntime-report.md is stale (see this module's docstring)"
