@@ -74,6 +74,11 @@ def test_sizes_and_strides():
     assert any("overlap" in m for m in hs("directml", "3_0", call(sizes=[2, 3], yst=[1, 1]), {}))
     assert any("1 strides for a rank-2" in m for m in hs("directml", "3_0", call(sizes=[2, 3], xst=[1]), {}))
     assert hs("directml", "3_0", call(sizes=[2, 3], xst=[4, 1], yst=[1, 2]), {}) == []
+    short = call(sizes=[2, 3], xst=[4, 1])
+    short["x"]["buffer_elements"] = 6
+    assert hs("directml", "3_0", short, {}) == ["x: strides [4, 1] over sizes [2, 3] reach element 6, but the buffer holds 6"]
+    short["x"]["buffer_elements"] = 7
+    assert hs("directml", "3_0", short, {}) == []
     assert hs("directml", "3_0", call(sizes=[2, 3], xst=[0, 1]), {}) == []  # an input may broadcast
     assert any("dense" in m for m in hs("onnx", "22", call(sizes=[2, 3], xst=[4, 1]), {}))
 

@@ -4,7 +4,8 @@
 """Shared checking logic for the generated per-operator validation modules (tables live there).
 
 A tensor description is a mapping with ``dtype`` (canonical name: float32, bfloat16, int8, ...),
-``sizes`` (list of ints) and optionally ``strides`` (element strides, or None for dense).
+``sizes`` (list of ints), optionally ``strides`` (element strides, or None for dense) and
+optionally ``buffer_elements`` (how many elements the buffer behind a strided tensor holds).
 Tensors and attributes may be named by the operator's names (x, alpha) or the standard's
 (InputTensor, Alpha, lambd). Every violation found is returned, one message each.
 """
@@ -43,8 +44,9 @@ def _by_op_name(given: Mapping[str, Any], names: Mapping[str, str]) -> tuple[dic
     return out, unknown
 
 
-def strides_problems(name: str, sizes, strides, output: bool) -> list[str]:
-    """Strides that do not fit: wrong count, negative, or (outputs) distinct elements aliasing."""
+def strides_problems(name: str, sizes, strides, output: bool, buffer_elements=None) -> list[str]:
+    """Strides that do not fit: wrong count, negative, (outputs) distinct elements aliasing, or
+    reaching past the end of the buffer."""
     rank = len(sizes)
     if len(strides) != rank:
         return [f"{name}: {len(strides)} strides for a rank-{rank} tensor (need {rank})"]
@@ -61,6 +63,11 @@ def strides_problems(name: str, sizes, strides, output: bool) -> list[str]:
                 out.append(f"{name}: strides {list(strides)} make distinct elements of sizes {list(sizes)} overlap")
                 break
             extent += s * (n - 1)
+    if buffer_elements is not None and all(n > 0 for n in sizes):
+        needed = 1 + sum(s * (n - 1) for s, n in zip(strides, sizes))
+        if buffer_elements < needed:
+            out.append(f"{name}: strides {list(strides)} over sizes {list(sizes)} reach element {needed - 1}, "
+                       f"but the buffer holds {buffer_elements}")
     return out
 
 
@@ -112,7 +119,8 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
                 if list(strides) != dense:
                     problems.append(f"{name}: strides {list(strides)} given, but {std['title']} tensors are dense")
             else:
-                problems.extend(strides_problems(name, sizes, list(strides), output=name in op["outputs"]))
+                problems.extend(strides_problems(name, sizes, list(strides), output=name in op["outputs"],
+                                                 buffer_elements=desc.get("buffer_elements")))
 
     for names, props in std["constraints"]:
         present = [t for t in names if t in described]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 # standard -> layout rules applied by the validation code
 LAYOUT = {
-    # DML_BUFFER_TENSOR_DESC carries optional Strides; every size must be at least 1.
+    # DML_BUFFER_TENSOR_DESC: optional Strides (0 broadcasts, larger strides pad); "specifying a
+    # size of zero in any dimension is invalid".
     "directml": {"strides": True, "zero_sizes": False},
     # ONNX tensors are dense (no strides in the standard); dimensions of size 0 are legal.
     "onnx": {"strides": False, "zero_sizes": True},
