@@ -108,3 +108,19 @@ def test_progress_goes_to_stderr_when_asked(corpus):
     res = CliRunner().invoke(main, ["run", "--adapter", "fake_adapters:Correct", "--corpus", corpus, "--progress"])
     assert res.exit_code == 0
     assert "[11/11 100%]" in res.stderr and "[11/11" not in res.stdout
+
+
+def test_timeout_isolates_a_hanging_adapter(corpus, monkeypatch):
+    monkeypatch.setenv("SPECGEN_FAKE_HANG_OK", "1")
+    code, out = run("--adapter", "fake_adapters:Hanging", "--corpus", corpus, "--case", "*/rank5", "--timeout", "1")
+    assert code == 1
+    assert "ERROR hard_sigmoid/directml-3_0/float32/rank5/rank5" in out and "timed out after 1 s" in out
+    assert "--isolate" in out.split("re-run:")[1]
+
+
+def test_write_baseline_then_gate_on_it(corpus, tmp_path):
+    b = tmp_path / "b.yaml"
+    code, _ = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--write-baseline", str(b))
+    assert code == 1 and "hard_sigmoid/directml-3_0/float32/rank5/rank5" in b.read_text()
+    code, out = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--baseline", str(b), "--strict")
+    assert code == 0 and "1 xfail" in out
