@@ -64,8 +64,9 @@ class Element:
 
     def to_json(self) -> dict:
         out = {"index": list(self.index), "input": self.input, "expected": self.expected,
-               "actual": self.actual, "error_ulps": _num(self.error_ulps), "bound_ulps": _num(self.bound_ulps),
-               "kind": self.kind}
+               "actual": self.actual, "error_ulps": _num(self.error_ulps), "bound_ulps": _num(self.bound_ulps)}
+        if self.kind:
+            out["kind"] = self.kind
         if len(self.inputs) > 1:
             out["inputs"] = self.inputs
         return out
@@ -117,7 +118,9 @@ def _fmt_ulps(v) -> str:
     v = float(v)
     if not math.isfinite(v):
         return str(v)
-    return f"{v:.3g}" if abs(v) < 1e5 else f"{v:,.0f}"
+    if abs(v) < 1e5:
+        return f"{v:.3g}"
+    return f"{v:,.0f}" if abs(v) < 1e12 else f"{v:.3e}"
 
 
 # ----------------------------------------------------------------------------- value formatting
@@ -205,6 +208,10 @@ class _Judge:
         self.error = np.zeros(self.shape)  # |actual - reference| in output ULPs
         self.bound = np.zeros(self.shape)  # accepted error in output ULPs
 
+    def full(self, value) -> np.ndarray:
+        """A writable float64 array of the comparison's shape (rank 0 included)."""
+        return np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), self.shape), dtype=np.float64)
+
     def finish(self) -> Comparison:
         bad = self.kind != ""
         flat_bad = np.flatnonzero(bad)
@@ -261,9 +268,9 @@ class _FloatJudge(_Judge):
         safe = {k: np.where(np.isfinite(v), v, 0.0) for k, v in x.items()}
         env = {**safe, **self.attrs}
         with np.errstate(all="ignore"):
-            ref = np.asarray(evaluate(self.spec.formula, env), dtype=np.float64) * np.ones(self.shape)
+            ref = self.full(evaluate(self.spec.formula, env))
             ulp_ref = U.ulp(ref, f)
-            self.error = np.abs(a - ref) / ulp_ref
+            self.error = self.full(np.abs(a - ref) / ulp_ref)
         self.error[special] = 0.0
 
         flush = "flush_allowed" in _outcomes(self.spec, "subnormal", self.standard)
@@ -281,7 +288,7 @@ class _FloatJudge(_Judge):
                            for k, v in safe.items()}, **self.attrs}
                 lo2, hi2, fl2, rlo2, rhi2 = self.accepted(env2, None, e, flush)
                 with np.errstate(all="ignore"):
-                    ref2 = np.asarray(evaluate(self.spec.formula, env2), dtype=np.float64) * np.ones(self.shape)
+                    ref2 = self.full(evaluate(self.spec.formula, env2))
                 ok |= sub & ((a >= lo2) & (a <= hi2) | (fl2 & (a == 0)))
                 alt = (sub, lo2, hi2, rlo2, rhi2, ref2)
         # the golden value always passes; say so when the model disagrees with it
@@ -318,13 +325,12 @@ class _FloatJudge(_Judge):
             inter = (self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype)
             acc = accepted_outputs(self.spec.formula, env, inter, self.dtype,
                                    inputs={t.name for t in self.spec.inputs})
-            ones = np.ones(self.shape)
-            self.ambiguous |= acc.ambiguous
-            return (acc.lo * ones, acc.hi * ones, (acc.flushable & flush) * ones > 0,
-                    acc.raw.lo * ones, acc.raw.hi * ones)
+            self.ambiguous |= np.broadcast_to(acc.ambiguous, self.shape)
+            return (self.full(acc.lo), self.full(acc.hi), self.full(acc.flushable & flush) > 0,
+                    self.full(acc.raw.lo), self.full(acc.raw.hi))
         if ref is None:
             with np.errstate(all="ignore"):
-                ref = np.asarray(evaluate(self.spec.formula, env), dtype=np.float64) * np.ones(self.shape)
+                ref = self.full(evaluate(self.spec.formula, env))
         if self.metric == "exact":
             lo = hi = expected
         elif self.metric == "ulp":
@@ -399,7 +405,7 @@ class _FloatJudge(_Judge):
                         v = np.zeros(self.shape)
                     else:
                         continue
-                    candidates.append(U.round_to(v * np.ones(self.shape), out).astype(np.float64))
+                    candidates.append(self.full(U.round_to(self.full(v), out).astype(np.float64)))
             match = np.zeros(self.shape, dtype=bool)
             any_number = np.zeros(self.shape, dtype=bool)
             any_nan = np.zeros(self.shape, dtype=bool)
@@ -432,6 +438,15 @@ def _wrong_sign(a, raw_lo, raw_hi, ref):
 
 
 class _IntJudge(_Judge):
+    def out_of_range(self, ref, lo_t, hi_t):
+        """Elements where an accepted integer rounding of the exact value leaves the type's range."""
+        modes = [m for m in _outcomes(self.spec, "integer_rounding", self.standard) if m in _INT_ROUNDING]
+        out = np.zeros(self.shape, dtype=bool)
+        for m in modes or list(_INT_ROUNDING):
+            r = _INT_ROUNDING[m](ref)
+            out |= (r < lo_t) | (r > hi_t)
+        return out
+
     def run(self) -> Comparison:
         lo_t, hi_t = _int_range(self.dtype)
         tol = float(self.tol.value) if self.tol and self.tol.value is not None else 0.0
@@ -444,12 +459,12 @@ class _IntJudge(_Judge):
             tol = 0.0
         x = {k: v.astype(np.float64) for k, v in self.inputs.items()}
         with np.errstate(all="ignore"):
-            ref = np.asarray(evaluate(self.spec.formula, {**x, **self.attrs}), dtype=np.float64) * np.ones(self.shape)
+            ref = self.full(evaluate(self.spec.formula, {**x, **self.attrs}))
         big = np.zeros(self.shape, dtype=bool)
         for v in self.inputs.values():
             big |= np.abs(v.astype(np.float64)) >= 2.0 ** 52
         a = self.actual
-        err = np.abs(a.astype(np.float64) - ref)
+        err = self.full(np.abs(a.astype(np.float64) - ref))
         if big.any():  # int64 / uint64 beyond float64's exact integers: exact rationals
             from specgen.formula.breakpoints import evaluate_exact
             for idx in map(tuple, np.argwhere(big)):
@@ -458,7 +473,7 @@ class _IntJudge(_Judge):
                 q = evaluate_exact(self.spec.formula, env)
                 ref[idx] = float(q)
                 err[idx] = float(abs(Fraction(int(a[idx])) - q))
-        overflow = (ref < lo_t - tol) | (ref > hi_t + tol)
+        overflow = self.out_of_range(ref, lo_t, hi_t)
         ok = err <= tol
         outcomes = _outcomes(self.spec, "integer_overflow", self.standard)
         if overflow.any():
@@ -478,6 +493,10 @@ class _IntJudge(_Judge):
         self.bound = np.full(self.shape, tol)
         self.kind = np.where(ok, "", "value").astype(object)
         return self.finish()
+
+
+_INT_ROUNDING = {"toward_zero": np.trunc, "nearest_even": np.rint, "floor": np.floor,
+                 "nearest_away": lambda v: np.copysign(np.floor(np.abs(v) + 0.5), v)}
 
 
 def _int_range(dtype: str) -> tuple[int, int]:
