@@ -166,3 +166,10 @@ def test_swap_in_replaces_the_tree_and_carries_the_exhaustive_sweep(tmp_path):
         b.mkdir()
         (a / "x").write_text("a")
         assert _exchange(a, b) and (b / "x").read_text() == "a"  # one atomic step on Linux
+
+
+def test_refuses_to_replace_a_directory_it_did_not_write(tmp_path):
+    (tmp_path / "precious.txt").write_text("keep me")
+    code, output = _invoke("--out", str(tmp_path))
+    assert code == 1 and "refusing to replace" in output
+    assert (tmp_path / "precious.txt").read_text() == "keep me"

@@ -49,7 +49,7 @@ def run_check(out: Path, specs_dir, exhaustive: bool = False) -> tuple[int, list
 @click.option("--exhaustive", is_flag=True, help="also write exhaustive/: every value of each 16-bit float dtype")
 def generate(out, specs_dir, check, exhaustive):
     """Write reference code, validation code and golden vectors from the specs."""
-    from specgen.generate.tree import generate_into
+    from specgen.generate.tree import NotAGeneratedTree, generate_into
     target = Path(out) if out else _default_out()
     try:
         if check:
@@ -58,6 +58,9 @@ def generate(out, specs_dir, check, exhaustive):
                 click.echo(line, err=code != 0)
             raise SystemExit(code)
         stats = generate_into(target, specs_dir, exhaustive=exhaustive)
+    except NotAGeneratedTree as exc:
+        click.echo(f"generate: {exc}", err=True)
+        raise SystemExit(1)
     except SpecError as exc:
         for p in exc.problems:
             click.echo(str(p), err=True)

@@ -145,9 +145,22 @@ def swap_in(new: Path, target: Path, keep_exhaustive: bool = True) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+class NotAGeneratedTree(Exception):
+    """``--out`` names a non-empty directory that `specgen generate` did not write."""
+
+
+def is_generated_tree(path: Path) -> bool:
+    readme = path / "README.md"
+    return readme.is_file() and readme.read_text(errors="replace").startswith(README.splitlines()[0])
+
+
 def generate_into(target: Path, specs_dir=None, exhaustive: bool = False) -> cp.Stats:
-    """Build beside ``target`` and swap in; on any failure the previous tree stays untouched."""
+    """Build beside ``target`` and swap in; on any failure the previous tree stays untouched.
+    Refuses to replace a non-empty directory that is not a generated tree."""
     target = Path(target).resolve()
+    if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not is_generated_tree(target))):
+        raise NotAGeneratedTree(f"refusing to replace {target}: it is not a tree written by `specgen generate` "
+                                f"(no generated README.md); choose an empty or new directory")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
     try:
