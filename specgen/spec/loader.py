@@ -288,20 +288,22 @@ class _OpBuilder:
         return out
 
     def formula(self, inputs, attributes):
-        c = self.c
         if "formula" not in self.data:
             return None
-        text = self.data["formula"]
-        kp = ("formula",)
+        return self.parse_positioned(self.data["formula"], ("formula",), inputs, attributes)
+
+    def parse_positioned(self, text, kp, inputs, attributes):
+        """Parse a formula found at keypath kp; problems carry the file line and column of the token."""
+        c = self.c
         if not isinstance(text, str):
             c.err(kp, f"must be a formula string, got {_kind(text)}")
             return None
         try:
             node = parse_formula(text, inputs, attributes)
         except FormulaError as exc:
-            line, col = self.formula_position(text, exc)
-            self.c.problems.append(Problem(c.doc.path, line, "formula",
-                                           f"column {col}: {exc.message} (token {exc.token!r})"))
+            line, col = self.formula_position(text, exc, kp)
+            c.problems.append(Problem(c.doc.path, line, join_keypath(kp),
+                                      f"column {col}: {exc.message} (token {exc.token!r})"))
             return None
         used = formula_names(node)
         for nm in inputs:
@@ -312,7 +314,7 @@ class _OpBuilder:
                 c.err(kp, f"attribute {nm!r} is declared but the formula does not use it")
         return node
 
-    def formula_position(self, text: str, exc: FormulaError) -> tuple[int | None, int]:
+    def formula_position(self, text: str, exc: FormulaError, kp=("formula",)) -> tuple[int | None, int]:
         """File line and column of a formula error, for plain, quoted and block (| >) scalars alike.
 
         The parser counts lines and columns within the formula with its leading blank lines
@@ -321,10 +323,10 @@ class _OpBuilder:
         lines = text.strip("\n").splitlines() or [""]
         offset = len(text) - len(text.lstrip("\n"))
         offset += sum(len(ln) + 1 for ln in lines[:exc.line - 1]) + exc.column - 1
-        mapped = self.c.doc.char_position(("formula",), min(offset, max(len(text) - 1, 0)))
+        mapped = self.c.doc.char_position(kp, min(offset, max(len(text) - 1, 0)))
         if mapped is not None:
             return mapped
-        pos = self.c.doc.pos(("formula",))  # an unusual scalar: the value's first line, the formula's column
+        pos = self.c.doc.pos(kp)  # an unusual scalar: the value's first line, the formula's column
         return (pos.value_line if pos else None), exc.column
 
     # -- semantics
@@ -486,14 +488,15 @@ class _OpBuilder:
             entry = c.mapping(raw, kp)
             if entry is None:
                 continue
-            built = _StandardBuilder(c, info, kp, entry, inputs, outputs, attributes).build()
+            built = _StandardBuilder(c, info, kp, entry, inputs, outputs, attributes, self).build()
             if built is not None:
                 out[key] = built
         return out
 
 
 class _StandardBuilder:
-    def __init__(self, c, info, kp, entry, inputs, outputs, attributes):
+    def __init__(self, c, info, kp, entry, inputs, outputs, attributes, op_builder):
+        self.op_builder = op_builder
         self.c, self.info, self.kp, self.entry = c, info, kp, entry
         self.inputs, self.outputs, self.attributes = inputs, outputs, attributes
         self.tensor_order = [t.name for t in inputs + outputs]
@@ -502,7 +505,7 @@ class _StandardBuilder:
         c, kp, e, info = self.c, self.kp, self.entry, self.info
         before = len(c.problems)
         c.keys(e, kp, ("operator", "tensors", "attributes", "versions", "in_place"),
-               ("domain", "introduced", "constraints", "attribute_defaults"))
+               ("domain", "introduced", "constraints", "attribute_defaults", "formula"))
         operator = c.text(e.get("operator"), kp + ("operator",)) if "operator" in e else None
         in_place = e.get("in_place")
         if "in_place" in e and in_place not in (True, False, "unspecified"):
@@ -514,6 +517,19 @@ class _StandardBuilder:
         attrs = self.attribute_bindings(mode)
         constraints = self.constraints()
         versions = self.versions(attrs)
+        formula = formula_text = formula_reason = None
+        if "formula" in e:
+            fkp = kp + ("formula",)
+            block = c.mapping(e["formula"], fkp, "a mapping {expression, reason}")
+            if block is not None:
+                c.keys(block, fkp, ("expression", "reason"))
+                if "reason" in block:
+                    formula_reason = c.text(block["reason"], fkp + ("reason",))
+                if "expression" in block:
+                    formula_text = block["expression"]
+                    formula = self.op_builder.parse_positioned(
+                        formula_text, fkp + ("expression",), [t.name for t in self.inputs],
+                        [a.name for a in self.attributes])
         introduced = e.get("introduced")
         all_versions_ok = isinstance(e.get("versions"), list) and len(versions) == len(e["versions"])
         if introduced is not None and versions and all_versions_ok and str(introduced) != versions[0].version:
@@ -524,7 +540,8 @@ class _StandardBuilder:
                             introduced=None if introduced is None else str(introduced),
                             in_place=None if in_place == "unspecified" else in_place, attribute_defaults=mode,
                             tensors=tensors, attributes=attrs, constraints=tuple(constraints),
-                            versions=tuple(versions))
+                            versions=tuple(versions), formula=formula, formula_text=formula_text,
+                            formula_reason=formula_reason)
 
     def tensor_bindings(self) -> dict[str, m.TensorBinding]:
         c, kp = self.c, self.kp + ("tensors",)

@@ -160,6 +160,9 @@ class OpStandard:
     attributes: dict[str, AttributeBinding]
     constraints: tuple[Constraint, ...]
     versions: tuple[Version, ...]
+    formula: Node | None = None  # this standard's own formula where it differs from the operator's
+    formula_text: str | None = None
+    formula_reason: str | None = None
 
     def version(self, version: str) -> Version:
         for v in self.versions:
@@ -248,6 +251,17 @@ class OpSpec:
     @property
     def attribute_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.attributes)
+
+    def formula_for(self, standard: str | None) -> Node:
+        """The formula a standard defines: its own override where it has one, else the operator's."""
+        if standard is not None and standard in self.standards and self.standards[standard].formula is not None:
+            return self.standards[standard].formula
+        return self.formula
+
+    def formula_text_for(self, standard: str | None) -> str:
+        if standard is not None and standard in self.standards and self.standards[standard].formula_text:
+            return self.standards[standard].formula_text
+        return self.formula_text
 
     def standard(self, key: str) -> OpStandard:
         try:
