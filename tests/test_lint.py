@@ -108,3 +108,44 @@ def test_bundled_specs_pass_when_named_as_a_directory():
     result = run_lint(str(specs_dir))
     assert result.exit_code == 0, result.output
     assert len(result.output.splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------- positions inside values
+
+@pytest.mark.parametrize("source, value_key, char, where", [
+    ('formula: max(0, x.imag)\n', "formula", "x", (1, 17)),
+    ('formula: "max(0, x.imag)"\n', "formula", "x", (1, 18)),
+    ("formula: 'max(0, x.imag)'\n", "formula", "x", (1, 18)),
+    ("formula: max(0,\n    x.imag)\n", "formula", "x", (2, 5)),
+    ("formula: |\n  max(0,\n      x.imag)\n", "formula", "x", (3, 7)),
+    ("formula: |-\n  max(0,\n      x.imag)\nnext: 1\n", "formula", "x", (3, 7)),
+    ("formula: >\n  max(0,\n  x.imag)\n", "formula", "x", (3, 3)),
+    ("formula: >\n  max(0,\n\n  x.imag)\n", "formula", "x", (4, 3)),
+])
+def test_characters_of_a_value_map_back_to_the_file(source, value_key, char, where):
+    from specgen.spec.yaml_source import parse_text
+
+    doc = parse_text(source, "t.yaml")
+    offset = doc.data[value_key].index(char + ".imag")
+    assert doc.char_position((value_key,), offset) == where
+    line, column = where
+    assert source.splitlines()[line - 1][column - 1] == char
+
+
+@pytest.mark.parametrize("source", [
+    "formula: >\n  max(0,\n    x.imag)\n",  # a more-indented line of a folded block keeps its break
+    "formula: 'max(0, x.imag) + ''a'''\n",  # an escaped quote shifts every later column
+    'formula: "max(0,\\tx.imag)"\n',  # an escape sequence
+])
+def test_unusual_values_give_no_position_rather_than_a_wrong_one(source):
+    from specgen.spec.yaml_source import parse_text
+
+    doc = parse_text(source, "t.yaml")
+    assert doc.char_position(("formula",), doc.data["formula"].index("x.imag")) is None
+
+
+def test_exponent_floats_are_numbers_as_in_yaml_1_2():
+    from specgen.spec.yaml_source import parse_text
+
+    doc = parse_text("a: 1e39\nb: 1.0e-3\nc: -2E+5\nd: 1_0\ne: '1e39'\nf: 0.5\n", "t.yaml")
+    assert doc.data == {"a": 1e39, "b": 1e-3, "c": -2e5, "d": 10, "e": "1e39", "f": 0.5}
