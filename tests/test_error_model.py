@@ -377,3 +377,26 @@ def test_elementary_functions_get_their_ulp_budget():
     y = (np.tanh(x.astype(np.float16)) * np.sqrt(np.abs(x.astype(np.float16)))
          + np.log1p(np.abs(x.astype(np.float16)))).astype(np.float64)
     assert np.all((y >= acc.lo) & (y <= acc.hi))
+
+
+def test_either_branch_near_a_rounded_threshold_but_nothing_in_between():
+    """float16 Shrink, threshold 0.7 (float32) vs 0.7001953125 (float16): for x between them a kernel
+    comparing against either gives 0 or x - bias; both pass, a value in between does not."""
+    bias, thr = f32(0.3), f32(0.7)
+    x = np.array([0.7001953125, -0.7001953125, 0.69970703125, 0.7004], np.float16)
+    gold = sh_float64(x, bias, thr, "float16")
+    assert gold[0] != 0 and gold[2] == 0
+    rounded_threshold = sh_per_op(x, bias, thr, "float16", "float16")
+    assert rounded_threshold[0] == 0  # 0.7001953125 > fl16(0.7) is false
+    attrs = {"bias": bias, "threshold": thr}
+    for y in (gold, rounded_threshold):
+        assert compare(SH, "onnx", "float16", {"x": x}, attrs, gold, y).ok
+    between = gold.copy()
+    between[0] = np.float16(0.2)
+    c = compare(SH, "onnx", "float16", {"x": x}, attrs, gold, between)
+    assert not c.ok and c.mismatches == 1 and c.worst.index == (0,)
+    assert any("either branch" in n for n in c.notes)
+    # float32 compares exactly: no ambiguity, the rounded-threshold answer is wrong there
+    x32 = np.array([np.nextafter(F32(thr), F32(1))], np.float32)
+    c = compare(SH, "onnx", "float32", {"x": x32}, attrs, sh_float64(x32, bias, thr, "float32"), np.zeros(1, np.float32))
+    assert not c.ok

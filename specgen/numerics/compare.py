@@ -275,27 +275,21 @@ class _FloatJudge(_Judge):
 
         flush = "flush_allowed" in _outcomes(self.spec, "subnormal", self.standard)
         self.ambiguous = np.zeros(self.shape, dtype=bool)
-        lo, hi, flushable, raw_lo, raw_hi = self.accepted(env, ref, e, flush)
-        ok = (a >= lo) & (a <= hi) | (flushable & (a == 0))
+        lo, hi, flushable, raw_lo, raw_hi, acc = self.accepted(env, ref, e, flush)
+        ok = _inside(acc, a, lo, hi, flushable)
         alt = None
         if flush and self.metric == "model":
             sub = np.zeros(self.shape, dtype=bool)
             for v in x.values():
                 sub |= (v != 0) & (np.abs(v) < f.min_normal)  # input dtype == output dtype family
             if sub.any():
-                env2 = {**{k: np.where((v != 0) & (np.abs(v) < U.fmt(self.inputs[k].dtype).min_normal)
-                                       if U.is_float(self.inputs[k].dtype) else False, np.copysign(0.0, v), v)
-                           for k, v in safe.items()}, **self.attrs}
-                lo2, hi2, fl2, rlo2, rhi2 = self.accepted(env2, None, e, flush)
-                with np.errstate(all="ignore"):
-                    ref2 = self.full(evaluate(self.spec.formula, env2))
-                ok |= sub & ((a >= lo2) & (a <= hi2) | (fl2 & (a == 0)))
-                alt = (sub, lo2, hi2, rlo2, rhi2, ref2)
+                alt = self.flushed_inputs(sub, safe, a, e)
+                ok[sub] |= alt["ok"]
         # the golden value always passes; say so when the model disagrees with it
         golden_equal = (a == e) | (np.isnan(a) & np.isnan(e))
-        golden_out = finite & ~((e >= lo) & (e <= hi) | (flushable & (e == 0))) & ~np.isnan(e)
+        golden_out = finite & ~_inside(acc, e, lo, hi, flushable) & ~np.isnan(e)
         if alt is not None:
-            golden_out &= ~(alt[0] & (e >= alt[1]) & (e <= alt[2]))
+            golden_out[alt["sub"]] &= ~alt["golden_ok"]
         if golden_out.any():
             i = tuple(int(j) for j in np.argwhere(golden_out)[0])
             self.notes.append(f"the golden value lies outside the {self.metric} bound at {int(golden_out.sum())} "
@@ -317,9 +311,27 @@ class _FloatJudge(_Judge):
             self.specials(x, a, nan_in, pinf_in, ninf_in)
         return self.finish()
 
+    def flushed_inputs(self, sub, safe, a, e) -> dict:
+        """The elements with a subnormal input judged again with those inputs flushed to zero
+        (model metric; computed on those elements only)."""
+        env = {}
+        for k, v in safe.items():
+            vs = v[sub]
+            tiny = U.fmt(self.inputs[k].dtype).min_normal
+            env[k] = np.where((vs != 0) & (np.abs(vs) < tiny), np.copysign(0.0, vs), vs)
+        env.update(self.attrs)
+        inter = self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype
+        acc = accepted_outputs(self.spec.formula, env, inter, self.dtype, inputs={t.name for t in self.spec.inputs})
+        self.ambiguous[sub] |= acc.ambiguous
+        with np.errstate(all="ignore"):
+            ref = np.broadcast_to(np.asarray(evaluate(self.spec.formula, env), dtype=np.float64), acc.lo.shape)
+        return {"sub": sub, "ok": acc.contains(a[sub], flush=True), "golden_ok": acc.contains(e[sub], flush=True),
+                "raw_lo": acc.raw.lo, "raw_hi": acc.raw.hi, "ref": ref}
+
     def accepted(self, env, ref, expected, flush):
-        """(lo, hi, flushable, raw_lo, raw_hi): accepted output values, where a flushed zero is
-        accepted too, and the interval before the final rounding."""
+        """(lo, hi, flushable, raw_lo, raw_hi, model): the hull of the accepted output values, where a
+        flushed zero is accepted too, the interval before the final rounding, and the model's
+        Accepted (None for the other metrics)."""
         f = U.fmt(self.dtype)
         if self.metric == "model":
             inter = (self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype)
@@ -327,7 +339,7 @@ class _FloatJudge(_Judge):
                                    inputs={t.name for t in self.spec.inputs})
             self.ambiguous |= np.broadcast_to(acc.ambiguous, self.shape)
             return (self.full(acc.lo), self.full(acc.hi), self.full(acc.flushable & flush) > 0,
-                    self.full(acc.raw.lo), self.full(acc.raw.hi))
+                    self.full(acc.raw.lo), self.full(acc.raw.hi), acc)
         if ref is None:
             with np.errstate(all="ignore"):
                 ref = self.full(evaluate(self.spec.formula, env))
@@ -339,7 +351,7 @@ class _FloatJudge(_Judge):
         else:  # abs
             lo, hi = ref - float(self.tol.value), ref + float(self.tol.value)
         flushable = flush & (lo < f.min_normal) & (hi > -f.min_normal)
-        return lo, hi, flushable, ref, ref
+        return lo, hi, flushable, ref, ref, None
 
     def classify(self, bad, a, ref, lo, hi, f, flush):
         if not bad.any():
@@ -361,8 +373,8 @@ class _FloatJudge(_Judge):
             return
         wrong = zero & _wrong_sign(a, raw_lo, raw_hi, ref)
         if alt is not None:
-            sub, _, _, rlo2, rhi2, ref2 = alt
-            wrong &= ~(sub & ~_wrong_sign(a, rlo2, rhi2, ref2))
+            sub = alt["sub"]
+            wrong[sub] &= _wrong_sign(a[sub], alt["raw_lo"], alt["raw_hi"], alt["ref"])
         n = int(wrong.sum())
         if not n:
             return
@@ -421,6 +433,14 @@ class _FloatJudge(_Judge):
             kind[bad & ~np.isnan(a) & any_number & (np.isinf(a) != any_inf)] = "inf-mismatch"
             self.kind = np.where(bad, kind, self.kind)
             self.error = np.where(bad, np.inf, self.error)
+
+
+def _inside(acc, a, lo, hi, flushable):
+    """Accepted: inside the model's set (a union of intervals near ambiguous branches), or inside
+    [lo, hi] for the other metrics; a zero where flushing is allowed."""
+    if acc is not None:
+        return np.broadcast_to(acc.contains(a), np.shape(a)) | (flushable & (a == 0))
+    return (a >= lo) & (a <= hi) | (flushable & (a == 0))
 
 
 def golden_equal_sign(a, e):

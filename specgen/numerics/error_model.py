@@ -16,8 +16,10 @@ encloses its exact value *and* every value a correct kernel can hold at that poi
   (a / b is the hull of the quotient and of a * RN_t(1 / b));
 - min, max, clamp, abs, negation, sign are exact and monotone: endpoint-wise;
 - ``where(c, a, b)``: a comparison whose operand intervals overlap may go either way in a correct
-  kernel (Shrink near a float16-rounded threshold), so the result is the hull of both branches
-  there, and of the chosen branch elsewhere;
+  kernel (Shrink near a float16-rounded threshold). Such elements are evaluated once per
+  combination of branch choices and a result is accepted if it lies in any of those intervals
+  (a union, so a value between the branches is still rejected); inside one evaluation the
+  interval is the hull of both branches only for nested choices beyond ``MAX_BRANCH_COMBINATIONS``;
 - exp, log, tanh, ... are monotone: endpoint images, widened by the function's accepted error
   (``FUNCTION_ULPS`` ULPs of the type it is computed in) and by numpy's own float64 error;
 - flush-to-zero is a property of inputs and outputs (the spec's ``subnormal`` semantics), not of
@@ -32,6 +34,7 @@ so a clamp after it still bounds the result.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
@@ -85,12 +88,15 @@ class IntervalModel:
     """Evaluates a formula over intervals. ``env`` maps input names to float64 arrays (exact values
     of the tensor dtype) and attribute names to floats (the float32-rounded attribute values)."""
 
-    def __init__(self, env: Mapping[str, object], intermediate: str, shape, inputs: set[str] | None = None):
+    def __init__(self, env: Mapping[str, object], intermediate: str, shape, inputs: set[str] | None = None,
+                 forced: Mapping[int, bool] | None = None):
         self.env = env
         self.types = compute_types(intermediate)
         self.shape = shape
         self.inputs = inputs if inputs is not None else {k for k, v in env.items() if np.ndim(v) > 0}
         self.ambiguous = np.zeros(shape, dtype=bool)  # some comparison could go either way
+        self.ambiguous_nodes: list = []  # the where() nodes whose condition is undecided somewhere
+        self.forced = dict(forced or {})  # id(where node) -> branch taken where undecided
 
     # -- building blocks -------------------------------------------------------------------
     def point(self, value) -> Interval:
@@ -185,6 +191,10 @@ class IntervalModel:
             a, b = self.eval(args[1]), self.eval(args[2])
             undecided = ~(c.true | c.false)
             self.ambiguous |= undecided
+            if undecided.any() and all(x is not node for x in self.ambiguous_nodes):
+                self.ambiguous_nodes.append(node)
+            if id(node) in self.forced:  # one combination of branch choices (see accepted_outputs)
+                return a.where(c.true | (undecided & self.forced[id(node)]), b)
             return a.where(c.true, b).where(~undecided, a.hull(b))
         vals = [self.eval(a) for a in args]
         if f in ("min", "max"):
@@ -295,7 +305,7 @@ def _mul_bounds(x, y):
 
 
 def _mul(a: Interval, b: Interval) -> Interval:
-    pairs = [_mul_bounds(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    pairs = [_mul_bounds(x, y) for x in _ends(a) for y in _ends(b)]
     return Interval(np.minimum.reduce([d for d, _ in pairs]), np.maximum.reduce([u for _, u in pairs]))
 
 
@@ -314,9 +324,14 @@ def _div_bounds(x, y):
     return down, up
 
 
+def _ends(iv: Interval):
+    """The distinct endpoint arrays (one when the interval is a point everywhere)."""
+    return (iv.lo,) if iv.lo is iv.hi or np.array_equal(iv.lo, iv.hi) else (iv.lo, iv.hi)
+
+
 def _div(a: Interval, b: Interval) -> Interval:
     through_zero = (b.lo <= 0) & (b.hi >= 0)
-    pairs = [_div_bounds(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    pairs = [_div_bounds(x, y) for x in _ends(a) for y in _ends(b)]
     lo = np.minimum.reduce([d for d, _ in pairs])
     hi = np.maximum.reduce([u for _, u in pairs])
     return Interval(np.where(through_zero, -np.inf, lo), np.where(through_zero, np.inf, hi))
@@ -328,15 +343,41 @@ def _no_nan(iv: Interval) -> Interval:
 
 # ----------------------------------------------------------------------------- the public face
 
+MAX_BRANCH_COMBINATIONS = 64
+
+
 @dataclass
 class Accepted:
-    """Per element: the accepted results of a correct kernel, in the output dtype, as float64."""
+    """Per element: the accepted results of a correct kernel, in the output dtype, as float64.
+
+    ``lo``/``hi`` bound every accepted result. Where a comparison may go either way
+    (``ambiguous``), the accepted set is a union of intervals, one per combination of branch
+    choices: ``alternatives`` holds (element indices, lo, hi) per combination, and ``contains``
+    checks membership in the union (not in the hull, which would accept values between branches).
+    """
 
     lo: np.ndarray  # smallest accepted output value
     hi: np.ndarray  # largest accepted output value
     flushable: np.ndarray  # the accepted set reaches the subnormal range: a flushed zero may be accepted
-    ambiguous: np.ndarray  # a comparison may go either way (both branches accepted)
+    ambiguous: np.ndarray  # a comparison may go either way (each branch accepted)
     raw: Interval  # the root interval before the final rounding to the output dtype
+    alternatives: list = None  # [(flat indices of ambiguous elements, lo, hi), ...]
+
+    def contains(self, actual, flush: bool = False) -> np.ndarray:
+        a = np.broadcast_to(np.asarray(actual, dtype=np.float64), np.shape(self.lo))
+        ok = (a >= self.lo) & (a <= self.hi)
+        if self.alternatives:
+            flat_ok = ok.reshape(-1).copy()
+            flat_a = a.reshape(-1)
+            idx = self.alternatives[0][0]
+            union = np.zeros(idx.shape, dtype=bool)
+            for _, lo, hi in self.alternatives:
+                union |= (flat_a[idx] >= lo) & (flat_a[idx] <= hi)
+            flat_ok[idx] = union
+            ok = flat_ok.reshape(np.shape(self.lo))
+        if flush:
+            ok = ok | (self.flushable & (a == 0))
+        return ok
 
 
 def accepted_outputs(formula, env: Mapping[str, object], intermediate: str, output_dtype: str,
@@ -355,4 +396,22 @@ def accepted_outputs(formula, env: Mapping[str, object], intermediate: str, outp
         lo = U.round_to(root.lo, out).astype(np.float64)
         hi = U.round_to(root.hi, out).astype(np.float64)
         flushable = (lo < out.min_normal) & (hi > -out.min_normal)
-    return Accepted(lo, hi, flushable, model.ambiguous, root)
+        alternatives = None
+        nodes = model.ambiguous_nodes
+        if nodes and 2 ** len(nodes) <= MAX_BRANCH_COMBINATIONS:
+            alternatives = _branch_alternatives(formula, env, intermediate, out, model, shape)
+    return Accepted(lo, hi, flushable, model.ambiguous, root, alternatives)
+
+
+def _branch_alternatives(formula, env, intermediate, out, model, shape):
+    """Evaluate the ambiguous elements once per combination of branch choices."""
+    idx = np.flatnonzero(np.broadcast_to(model.ambiguous, shape))
+    sub = {k: (np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)[idx] if k in model.inputs else v)
+           for k, v in env.items()}
+    alternatives = []
+    for choice in itertools.product((True, False), repeat=len(model.ambiguous_nodes)):
+        forced = {id(node): c for node, c in zip(model.ambiguous_nodes, choice)}
+        m = IntervalModel(sub, intermediate, idx.shape, model.inputs, forced)
+        r = _no_nan(m.eval(formula))
+        alternatives.append((idx, U.round_to(r.lo, out).astype(np.float64), U.round_to(r.hi, out).astype(np.float64)))
+    return alternatives
