@@ -42,6 +42,10 @@ def _formula(x, alpha, beta):
     return np.maximum(0.0, np.minimum(alpha * x + beta, 1.0))
 
 
+# The formula each standard defines.
+FORMULA = {'directml': _formula, 'onnx': _formula, 'onednn': _formula}
+
+
 def hard_sigmoid(x, alpha=None, beta=None, *, standard='onnx', version=None):
     """HardSigmoid of ``x`` as ``standard`` (directml, onnx, onednn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
@@ -49,9 +53,10 @@ def hard_sigmoid(x, alpha=None, beta=None, *, standard='onnx', version=None):
     x = np.asarray(x)
     attrs = _attributes(standard, {'alpha': alpha, 'beta': beta})
     _check_dtype(standard, version, x.dtype)
+    formula = FORMULA[standard]
     with np.errstate(all="ignore"):
         wide = x.astype(np.float64)
-        y = _formula(wide, attrs['alpha'], attrs['beta'])
+        y = formula(wide, attrs['alpha'], attrs['beta'])
         y = np.where(np.isnan(wide), np.nan, y)  # nan: nan
     return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
 

@@ -59,6 +59,20 @@ def _formula_exact(x, bias, threshold):
     return np.where(x > threshold, x - bias, np.where(x < -threshold, x + bias, Fraction('0')))
 
 
+# onnx: where(x < -threshold, x + bias, where(x > threshold, x - bias, 0))
+def _formula_onnx(x, bias, threshold):
+    return np.where(x < -threshold, x + bias, np.where(x > threshold, x - bias, 0.0))
+
+
+def _formula_exact_onnx(x, bias, threshold):
+    return np.where(x < -threshold, x + bias, np.where(x > threshold, x - bias, Fraction('0')))
+
+
+# The formula each standard defines.
+FORMULA = {'directml': _formula, 'onnx': _formula_onnx}
+FORMULA_EXACT = {'directml': _formula_exact, 'onnx': _formula_exact_onnx}
+
+
 def shrink(x, bias=None, threshold=None, *, standard='onnx', version=None):
     """Shrink of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
@@ -67,10 +81,11 @@ def shrink(x, bias=None, threshold=None, *, standard='onnx', version=None):
     attrs = _attributes(standard, {'bias': bias, 'threshold': threshold})
     _check_dtype(standard, version, x.dtype)
     if x.dtype.kind in "iu":
-        return _integer(x, attrs)
+        return _integer(x, attrs, FORMULA_EXACT[standard])
+    formula = FORMULA[standard]
     with np.errstate(all="ignore"):
         wide = x.astype(np.float64)
-        y = _formula(wide, attrs['bias'], attrs['threshold'])
+        y = formula(wide, attrs['bias'], attrs['threshold'])
     return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
 
 
@@ -117,10 +132,10 @@ def _narrow(y, dtype):
     return y.astype(dtype)
 
 
-def _integer(x, attrs):
+def _integer(x, attrs, formula_exact):
     exact = np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(x)
     fattrs = [Fraction(attrs[a]) for a in ATTRIBUTES]
-    y = _formula_exact(exact, *fattrs)
+    y = formula_exact(exact, *fattrs)
     info = np.iinfo(x.dtype)
     to_int = int
     flat = [min(max(to_int(Fraction(v)), info.min), info.max) for v in np.asarray(y, dtype=object).ravel()]

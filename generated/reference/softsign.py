@@ -37,6 +37,10 @@ def _formula(x):
     return x / (1.0 + np.abs(x))
 
 
+# The formula each standard defines.
+FORMULA = {'directml': _formula, 'onnx': _formula}
+
+
 def softsign(x, *, standard='onnx', version=None):
     """Softsign of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
@@ -44,11 +48,12 @@ def softsign(x, *, standard='onnx', version=None):
     x = np.asarray(x)
     attrs = _attributes(standard, {})
     _check_dtype(standard, version, x.dtype)
+    formula = FORMULA[standard]
     with np.errstate(all="ignore"):
         wide = x.astype(np.float64)
-        y = _formula(wide)
-        y = np.where(wide == np.inf, _formula(np.float64(1e300)), y)  # pos_inf: the limit
-        y = np.where(wide == -np.inf, _formula(np.float64(-1e300)), y)  # neg_inf: the limit
+        y = formula(wide)
+        y = np.where(wide == np.inf, formula(np.float64(1e300)), y)  # pos_inf: the limit
+        y = np.where(wide == -np.inf, formula(np.float64(-1e300)), y)  # neg_inf: the limit
     return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
 
 

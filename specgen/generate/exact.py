@@ -285,8 +285,9 @@ class Golden:
 
 def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, float], out_dtype: str,
            standard: str | None = None) -> Golden:
-    """Expected output for elementwise ``inputs`` (same shape) and float32-rounded ``attributes``."""
-    node = spec.formula
+    """Expected output for elementwise ``inputs`` (same shape) and float32-rounded ``attributes``,
+    by the formula of ``standard`` (its own where it has one, else the operator's)."""
+    node = spec.formula_for(standard)
     names = list(inputs)
     arrays = {k: np.asarray(v) for k, v in inputs.items()}
     shape = np.broadcast_shapes(*[a.shape for a in arrays.values()])

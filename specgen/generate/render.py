@@ -71,9 +71,10 @@ def reference_module(env: jinja2.Environment, spec) -> str:
             fixes.append(f"y = np.where({test}, 0.0, y)  # {category}: zero")
         elif outcome == "limit":
             big = "1e300" if category != "neg_inf" else "-1e300"
-            fixes.append(f"y = np.where({test}, _formula(np.float64({big}){call_attrs}), y)  # {category}: the limit")
+            fixes.append(f"y = np.where({test}, formula(np.float64({big}){call_attrs}), y)  # {category}: the limit")
     special_text = ", ".join(f"{c} -> {stored_outcome(spec, c)}" for c in ("nan", "pos_inf", "neg_inf"))
     overflow = spec.special_values.get("integer_overflow")
+    formulas = _formulas(spec)
     ctx = {
         "command": COMMAND, "sources": spec_source(spec), "op": spec, "input": x, "attributes": attrs,
         "defaults": {k: s.defaults() for k, s in spec.standards.items()},
@@ -83,12 +84,51 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "integer_converter": _INT_CONVERTERS.get(rounding, "int"),
         "integer_overflow": overflow.default[0] if overflow else "unspecified",
         "formula_args": ", ".join([x] + attrs),
-        "numpy_source": to_numpy_source(spec.formula),
-        "exact_source": to_numpy_source(_rational_literals(spec.formula)),
+        "formula_block": _formula_block(formulas, [x] + attrs, bool(integer)),
         "signature": ", ".join([x] + [f"{a}=None" for a in attrs] + ["*", f"standard={default_std!r}", "version=None"]),
         "special_fixes": fixes, "special_text": special_text, "standards": list(spec.standards),
     }
     return env.get_template("reference/op.py.j2").render(ctx)
+
+
+def _formulas(spec) -> list[dict]:
+    """Each distinct formula once (the operator's first), with the standards that use it."""
+    out: list[dict] = []
+    for key in [None] + list(spec.standards):
+        node = spec.formula_for(key)
+        for f in out:
+            if f["node"] == node:
+                if key is not None:
+                    f["standards"].append(key)
+                break
+        else:
+            out.append({"node": node, "suffix": "" if not out else f"_{key}",
+                        "text": spec.formula_text_for(key).strip(),
+                        "standards": [] if key is None else [key],
+                        "numpy_source": to_numpy_source(node),
+                        "exact_source": to_numpy_source(_rational_literals(node))})
+    return out
+
+
+def _table(formulas, prefix) -> str:
+    """Source of the dict from standard key to its formula function, in spec order."""
+    items = [(k, f"{prefix}{f['suffix']}") for f in formulas for k in f["standards"]]
+    return "{" + ", ".join(f"{k!r}: {fn}" for k, fn in items) + "}"
+
+
+def _formula_block(formulas, args, integer: bool) -> str:
+    """The formula functions (one per distinct formula) and the FORMULA table by standard."""
+    signature = ", ".join(args)
+    parts = []
+    for f in formulas:
+        comment = f"# {', '.join(f['standards'])}: {f['text']}\n" if f["suffix"] else ""
+        parts.append(f"{comment}def _formula{f['suffix']}({signature}):\n    return {f['numpy_source']}")
+        if integer:
+            parts.append(f"def _formula_exact{f['suffix']}({signature}):\n    return {f['exact_source']}")
+    tables = "# The formula each standard defines.\nFORMULA = " + _table(formulas, "_formula")
+    if integer:
+        tables += "\nFORMULA_EXACT = " + _table(formulas, "_formula_exact")
+    return "\n\n\n".join(parts + [tables])
 
 
 def validation_tables(spec) -> tuple[dict, dict]:
