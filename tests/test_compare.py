@@ -132,6 +132,7 @@ def test_rank0_and_bfloat16():
 def test_attributes_by_either_name_and_defaults():
     assert resolve_attributes(SH, "onnx", {"lambd": 0.7, "bias": 0.25}) == {"threshold": float(F32(0.7)), "bias": 0.25}
     assert resolve_attributes(SH, "onnx", {}) == {"bias": 0.0, "threshold": 0.5}
+    assert resolve_attributes(HS, "onnx", {"consumed_inputs": [1], "beta": 0.25}) == {"alpha": float(F32(0.2)), "beta": 0.25}
     assert resolve_attributes(HS, "onnx", {}) == {"alpha": float(F32(0.2)), "beta": 0.5}
     assert resolve_attributes(HS, "directml", {"alpha": 0.25}) == {"alpha": 0.25, "beta": 0.5}
     with pytest.raises(KeyError, match="alpha"):
@@ -286,3 +287,15 @@ def test_int64_beyond_2_53_is_judged_exactly():
     via_float64 = x.astype(np.float64).astype(np.int64)  # loses the low bits
     c = compare(SH, "onnx", "int64", {"x": x}, {}, exact, via_float64)
     assert not c.ok and c.mismatches == 2
+
+
+def test_the_standards_own_formula_is_used():
+    """Negative threshold: ONNX tests x < -lambd first (x + bias), DirectML x > threshold first (x - bias)."""
+    x = np.array([0.25, -0.25], np.float32)
+    attrs = {"bias": 0.5, "threshold": -0.5}
+    onnx_y = np.array([0.75, 0.25], np.float32)
+    dml_y = np.array([-0.25, -0.75], np.float32)
+    assert compare(SH, "onnx", "float32", {"x": x}, attrs, onnx_y, onnx_y).ok
+    assert not compare(SH, "onnx", "float32", {"x": x}, attrs, onnx_y, dml_y).ok
+    assert compare(SH, "directml", "float32", {"x": x}, attrs, dml_y, dml_y).ok
+    assert not compare(SH, "directml", "float32", {"x": x}, attrs, dml_y, onnx_y).ok

@@ -3,6 +3,8 @@
 ``compare(spec, standard_key, dtype, inputs, attributes, expected, actual) -> Comparison``
 (docs/ARCHITECTURE.md, "Numerics"). How an element is judged:
 
+0. The formula is the standard's (``OpSpec.formula_for(standard)``): ONNX Shrink tests x < -lambd
+   first, DirectML x > Threshold first; they differ for negative thresholds.
 1. Elements whose inputs are all finite: the accepted results come from the tolerance's metric.
    ``model``: ``error_model.accepted_outputs`` recomputes, from the inputs and attributes, the
    interval of results every correct evaluation order can give (it does not lean on ``expected``,
@@ -169,7 +171,9 @@ def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float])
     rename = {b.name: b.attribute for b in std.attributes.values()} if std else {}
     out: dict[str, float] = {}
     for k, v in (attributes or {}).items():
-        out[rename.get(k, k) if k not in spec.attribute_names else k] = float(np.float32(v))
+        name = k if k in spec.attribute_names else rename.get(k, k)
+        if name in spec.attribute_names and v is not None:  # extra attributes (consumed_inputs) play no part
+            out[name] = float(np.float32(v))
     if std:
         for name, default in std.defaults().items():
             if name not in out and default is not None:
@@ -203,6 +207,8 @@ class _Judge:
         self.spec, self.standard, self.dtype, self.tol, self.metric = spec, standard, dtype, tol, metric
         self.inputs, self.attrs, self.expected, self.actual, self.context = inputs, attrs, expected, actual, context
         self.shape = expected.shape
+        # the standard's own formula where it has one (ONNX Shrink tests x < -lambd first)
+        self.formula = spec.formula_for(standard) if hasattr(spec, "formula_for") else spec.formula
         self.notes: list[str] = []
         self.kind = np.full(self.shape, "", dtype=object)  # failure kind per element ("" = accepted)
         self.error = np.zeros(self.shape)  # |actual - reference| in output ULPs
@@ -268,7 +274,7 @@ class _FloatJudge(_Judge):
         safe = {k: np.where(np.isfinite(v), v, 0.0) for k, v in x.items()}
         env = {**safe, **self.attrs}
         with np.errstate(all="ignore"):
-            ref = self.full(evaluate(self.spec.formula, env))
+            ref = self.full(evaluate(self.formula, env))
             ulp_ref = U.ulp(ref, f)
             self.error = self.full(np.abs(a - ref) / ulp_ref)
         self.error[special] = 0.0
@@ -321,10 +327,10 @@ class _FloatJudge(_Judge):
             env[k] = np.where((vs != 0) & (np.abs(vs) < tiny), np.copysign(0.0, vs), vs)
         env.update(self.attrs)
         inter = self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype
-        acc = accepted_outputs(self.spec.formula, env, inter, self.dtype, inputs={t.name for t in self.spec.inputs})
+        acc = accepted_outputs(self.formula, env, inter, self.dtype, inputs={t.name for t in self.spec.inputs})
         self.ambiguous[sub] |= acc.ambiguous
         with np.errstate(all="ignore"):
-            ref = np.broadcast_to(np.asarray(evaluate(self.spec.formula, env), dtype=np.float64), acc.lo.shape)
+            ref = np.broadcast_to(np.asarray(evaluate(self.formula, env), dtype=np.float64), acc.lo.shape)
         return {"sub": sub, "ok": acc.contains(a[sub], flush=True), "golden_ok": acc.contains(e[sub], flush=True),
                 "raw_lo": acc.raw.lo, "raw_hi": acc.raw.hi, "ref": ref}
 
@@ -335,14 +341,14 @@ class _FloatJudge(_Judge):
         f = U.fmt(self.dtype)
         if self.metric == "model":
             inter = (self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype)
-            acc = accepted_outputs(self.spec.formula, env, inter, self.dtype,
+            acc = accepted_outputs(self.formula, env, inter, self.dtype,
                                    inputs={t.name for t in self.spec.inputs})
             self.ambiguous |= np.broadcast_to(acc.ambiguous, self.shape)
             return (self.full(acc.lo), self.full(acc.hi), self.full(acc.flushable & flush) > 0,
                     self.full(acc.raw.lo), self.full(acc.raw.hi), acc)
         if ref is None:
             with np.errstate(all="ignore"):
-                ref = self.full(evaluate(self.spec.formula, env))
+                ref = self.full(evaluate(self.formula, env))
         if self.metric == "exact":
             lo = hi = expected
         elif self.metric == "ulp":
@@ -407,10 +413,10 @@ class _FloatJudge(_Judge):
             with np.errstate(all="ignore"):
                 for outcome in outcomes:
                     if outcome == "formula":
-                        v = np.asarray(evaluate(self.spec.formula, env), dtype=np.float64)
+                        v = np.asarray(evaluate(self.formula, env), dtype=np.float64)
                     elif outcome == "limit":
                         lim = {k: np.where(np.isinf(v), np.copysign(LIMIT_INPUT, v), v) for k, v in x.items()}
-                        v = np.asarray(evaluate(self.spec.formula, {**lim, **self.attrs}), dtype=np.float64)
+                        v = np.asarray(evaluate(self.formula, {**lim, **self.attrs}), dtype=np.float64)
                     elif outcome == "nan":
                         v = np.full(self.shape, np.nan)
                     elif outcome == "zero":
@@ -479,7 +485,7 @@ class _IntJudge(_Judge):
             tol = 0.0
         x = {k: v.astype(np.float64) for k, v in self.inputs.items()}
         with np.errstate(all="ignore"):
-            ref = self.full(evaluate(self.spec.formula, {**x, **self.attrs}))
+            ref = self.full(evaluate(self.formula, {**x, **self.attrs}))
         big = np.zeros(self.shape, dtype=bool)
         for v in self.inputs.values():
             big |= np.abs(v.astype(np.float64)) >= 2.0 ** 52
@@ -490,7 +496,7 @@ class _IntJudge(_Judge):
             for idx in map(tuple, np.argwhere(big)):
                 env = {k: Fraction(int(v[idx])) for k, v in self.inputs.items()}
                 env.update({k: Fraction(v) for k, v in self.attrs.items()})
-                q = evaluate_exact(self.spec.formula, env)
+                q = evaluate_exact(self.formula, env)
                 ref[idx] = float(q)
                 err[idx] = float(abs(Fraction(int(a[idx])) - q))
         overflow = self.out_of_range(ref, lo_t, hi_t)
