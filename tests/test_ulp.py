@@ -98,6 +98,16 @@ def test_ulp_error_is_signed_and_fractional():
     assert U.ulp_error(np.float16(2.0 ** -24), 0.0, "float16") == 1.0  # zero: the subnormal spacing
 
 
+def test_ulp_error_against_an_exact_reference():
+    third = Fraction(1, 3)
+    got = np.float64(1 / 3)
+    assert U.ulp_error_exact(got, third, "float64") == pytest.approx(-1 / 3)  # 1/3 rounds down by 1/3 ULP
+    assert U.ulp_error_exact(np.float32(1 / 3), third, "float32") == pytest.approx(float((Fraction(float(np.float32(1 / 3))) - third) / Fraction(1, 2 ** 25)))
+    with mpmath.workdps(50):
+        assert abs(U.ulp_error_exact(np.float64(math.pi), mpmath.pi, "float64")) < 0.5
+    assert U.ulp_error_exact(np.float16(2.0 ** -24), 0, "float16") == 1.0
+
+
 @pytest.mark.parametrize("dtype, value, text", [
     ("float16", 1.0, "0x3c00"), ("float16", -2.0, "0xc000"), ("float16", 65504, "0x7bff"),
     ("float32", 1.0, "0x3f800000"), ("bfloat16", 1.0, "0x3f80"), ("float64", 1.0, "0x3ff0000000000000"),

@@ -113,6 +113,32 @@ def ulp_error(actual, reference, dtype) -> np.ndarray:
         return (a - r) / ulp(r, dtype)
 
 
+def ulp_error_exact(actual, reference, dtype) -> float:
+    """(actual - reference) / ulp(reference) for one element with an exact reference (Fraction,
+    mpmath mpf, int or float), computed exactly and rounded to a float at the end. For float64
+    outputs, where a float64 reference is not exact enough."""
+    f = fmt(dtype)
+    ref = reference
+    if not isinstance(ref, (int, Fraction, float)):
+        ref = _mpf_to_fraction(ref)
+    if isinstance(ref, float):
+        if not math.isfinite(ref):
+            return math.nan
+        ref = Fraction(ref)
+    a = float(np.asarray(actual).astype(np.float64))
+    if not math.isfinite(a):
+        return math.copysign(math.inf, a) if not math.isnan(a) else math.nan
+    mag = abs(ref)
+    e = f.emin
+    if mag != 0:
+        e = mag.numerator.bit_length() - mag.denominator.bit_length()
+        if Fraction(2) ** e > mag:
+            e -= 1
+        e = max(e, f.emin)
+    spacing = Fraction(2) ** (e - f.precision + 1)
+    return float((Fraction(a) - ref) / spacing)
+
+
 # ----------------------------------------------------------------------------- bits and order
 
 def to_bits(values, dtype=None) -> np.ndarray:
