@@ -14,7 +14,7 @@ import pytest
 from specgen.numerics import ulp as U
 from specgen.numerics.compare import MAX_FIRST, compare, resolve_attributes
 from specgen.spec.loader import load_all
-from specgen.spec.model import SpecialValue, Tolerance
+from specgen.spec.model import Tolerance
 
 SPECS = load_all()
 HS, SS, SH = SPECS["hard_sigmoid"], SPECS["softsign"], SPECS["shrink"]

@@ -35,9 +35,9 @@ so a clamp after it still bounds the result.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
 
 import numpy as np
 
@@ -60,10 +60,10 @@ class Interval:
     lo: np.ndarray
     hi: np.ndarray
 
-    def hull(self, other: "Interval") -> "Interval":
+    def hull(self, other: Interval) -> Interval:
         return Interval(np.minimum(self.lo, other.lo), np.maximum(self.hi, other.hi))
 
-    def where(self, mask, other: "Interval") -> "Interval":
+    def where(self, mask, other: Interval) -> Interval:
         return Interval(np.where(mask, self.lo, other.lo), np.where(mask, self.hi, other.hi))
 
 

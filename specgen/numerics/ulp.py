@@ -217,7 +217,7 @@ def decimal(value, dtype) -> str:
         return str(x)
     if f.bits == 16:
         text = repr(x)
-        return text[:-2] if text.endswith(".0") else text
+        return text.removesuffix(".0")
     if x != 0 and not 1e-4 <= abs(x) < 1e16:
         return np.format_float_scientific(v, unique=True, trim="-")
     return np.format_float_positional(v, unique=True, trim="-")
