@@ -299,3 +299,16 @@ def test_the_standards_own_formula_is_used():
     assert not compare(SH, "onnx", "float32", {"x": x}, attrs, onnx_y, dml_y).ok
     assert compare(SH, "directml", "float32", {"x": x}, attrs, dml_y, dml_y).ok
     assert not compare(SH, "directml", "float32", {"x": x}, attrs, dml_y, onnx_y).ok
+
+
+@pytest.mark.parametrize("dtype, tiny", [(np.float16, 1e-7), (np.float32, 1e-41)])
+def test_rank0_subnormal_input(dtype, tiny):
+    x = np.array(tiny, dtype)
+    want = ss(x, dtype)
+    for got in (want, np.array(0.0, dtype), np.array(-0.0, dtype)):
+        c = compare(SS, "onnx", np.dtype(dtype).name, {"x": x}, {}, want, got)
+        assert c.ok and c.worst.index == ()
+    c = compare(SS, "onnx", np.dtype(dtype).name, {"x": x}, {}, want, -want)
+    assert not c.ok and c.worst.index == () and c.first[0].index == ()
+    c = compare(SH, "onnx", "int8", {"x": np.array(5, np.int8)}, {}, np.array(5, np.int8), np.array(9, np.int8))
+    assert not c.ok and c.worst.index == ()

@@ -161,8 +161,17 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
                            expected, metric, context)
     names = [t.name for t in spec.inputs]
     arrays = {k: np.broadcast_to(np.asarray(inputs[k]), expected.shape) for k in names}
+    scalar = expected.ndim == 0  # judged as one element; indices are reported as ()
+    if scalar:
+        arrays = {k: v.reshape(1) for k, v in arrays.items()}
+        expected, actual = expected.reshape(1), actual.reshape(1)
     judge = _FloatJudge if U.is_float(case_dtype) else _IntJudge
-    return judge(spec, standard_key, case_dtype, tol, metric, arrays, attrs, expected, actual, context).run()
+    result = judge(spec, standard_key, case_dtype, tol, metric, arrays, attrs, expected, actual, context).run()
+    if scalar:
+        for e in [result.worst, *result.first]:
+            if e is not None:
+                e.index = ()
+    return result
 
 
 def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float]) -> dict[str, float]:
