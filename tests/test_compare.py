@@ -4,7 +4,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import time
 import warnings
 
 import ml_dtypes
@@ -105,15 +104,18 @@ def test_wrong_shape_or_dtype_is_an_error_kind_not_a_crash(actual, kind):
     json.dumps(c.to_json(), allow_nan=False)
 
 
-def test_65536_elements_and_more_are_fast():
+def test_more_than_65536_elements_compare_in_one_vectorised_call():
+    # Correctness at size only; speed is measured in benchmarks/bench_compare.py, never asserted here.
     x = np.random.default_rng(0).uniform(-6, 6, 1 << 18).astype(np.float32)
     y = hs(x)
-    t = time.perf_counter()
     c = compare(HS, "onnx", "float32", {"x": x}, {"alpha": 0.2, "beta": 0.5}, y, y)
     s = ss(x)
     c2 = compare(SS, "onnx", "float32", {"x": x}, {}, s, s)
-    assert c.ok and c2.ok
-    assert time.perf_counter() - t < 2.0  # 2 x 262,144 elements; ~0.3 s on the development machine
+    assert c.ok and c2.ok and c.total == c2.total == 1 << 18
+    bad = s.copy()
+    bad[200_000] = np.nextafter(np.nextafter(np.nextafter(bad[200_000], np.float32(2)), np.float32(2)), np.float32(2))
+    c3 = compare(SS, "onnx", "float32", {"x": x}, {}, s, bad)
+    assert not c3.ok and c3.mismatches == 1
 
 
 def test_rank0_and_bfloat16():

@@ -17,7 +17,17 @@ from specgen.adapters.base import Adapter, Claim, Rejected
 FLOATS = ("float32", "float16")
 
 
-def _kernel(op, x, a, compute=np.float32):
+def _shrink(xd, t, b, zero, standard, strict=True):
+    """Shrink in the standard's test order (ONNX tests x < -lambd first; it matters only for a
+    negative threshold). ``strict=False`` is the threshold defect: >= and <= instead of > and <."""
+    above = xd > t if strict else xd >= t
+    below = xd < -t if strict else xd <= -t
+    if standard == "onnx":
+        return np.where(below, xd + b, np.where(above, xd - b, zero))
+    return np.where(above, xd - b, np.where(below, xd + b, zero))
+
+
+def _kernel(op, x, a, compute=np.float32, standard="directml"):
     """A correct kernel: every operation rounded to ``compute`` (float32 by default), cast back."""
     xd = x.astype(compute)
     if op == "hard_sigmoid":
@@ -27,7 +37,7 @@ def _kernel(op, x, a, compute=np.float32):
         y = np.where(np.isnan(v), v, y)
     elif op == "shrink":
         t, b = compute(a["threshold"]), compute(a["bias"])
-        y = np.where(xd > t, xd - b, np.where(xd < -t, xd + b, compute(0)))
+        y = _shrink(xd, t, b, compute(0), standard)
     elif op == "softsign":
         y = xd / (compute(1) + np.abs(xd))
     else:  # pragma: no cover
@@ -62,7 +72,7 @@ class Correct(Adapter):
 
     def compute(self, call, x):
         with np.errstate(all="ignore"):
-            return _kernel(call.op, x, call.attributes)
+            return _kernel(call.op, x, call.attributes, standard=call.standard)
 
     def accepts(self, call):
         return _legal(call)
@@ -86,7 +96,7 @@ class RoundsDifferently(Correct):
     def compute(self, call, x):
         wide = np.float64 if x.dtype == np.float32 else np.float32
         with np.errstate(all="ignore"):
-            return _kernel(call.op, x, call.attributes, compute=wide)
+            return _kernel(call.op, x, call.attributes, compute=wide, standard=call.standard)
 
 
 class IgnoresAttribute(Correct):
@@ -99,7 +109,7 @@ class IgnoresAttribute(Correct):
         if "bias" in a:
             a["bias"] = 0.0
         with np.errstate(all="ignore"):
-            return _kernel(call.op, x, a)
+            return _kernel(call.op, x, a, standard=call.standard)
 
 
 class WrongAtThreshold(Correct):
@@ -111,7 +121,7 @@ class WrongAtThreshold(Correct):
         t, b = np.float32(call.attributes["threshold"]), np.float32(call.attributes["bias"])
         xd = x.astype(np.float32)
         with np.errstate(all="ignore"):
-            y = np.where(xd >= t, xd - b, np.where(xd <= -t, xd + b, np.float32(0)))
+            y = _shrink(xd, t, b, np.float32(0), call.standard, strict=False)
         return y.astype(x.dtype)
 
 
