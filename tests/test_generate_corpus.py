@@ -193,7 +193,7 @@ def test_negative_cases_cover_every_rule_of_every_table_row():
             want.add("required-attribute")
         if any(e for v in std.versions for e in v.extra_attributes) and not ver.extra_attributes:
             want.add("version-attribute")
-        if not rules.layout(key)["zero_sizes"]:
+        if not rules.layout(SPECS[op].standards[key].info)["zero_sizes"]:
             want.add("zero-size")
         want.add("strides")
         assert want <= rules_seen[(op, key, ver.version)], (op, key, ver.version, want - rules_seen[(op, key, ver.version)])
@@ -209,7 +209,7 @@ def test_in_place_strided_large_and_awkward_sizes():
         for dtype in ver.dtypes("x"):
             assert ((op, key, ver.version, dtype) in in_place) == bool(std.in_place), (op, key, ver.version, dtype)
     strided = [c for c in POSITIVE if c.strides["x"] is not None]
-    assert strided and all(rules.layout(c.standard)["strides"] for c in strided)
+    assert strided and all(rules.layout(SPECS[c.op].standards[c.standard].info)["strides"] for c in strided)
     for op in SPECS:
         assert any(np.prod(c.shapes["x"]) > 65536 for c in POSITIVE if c.op == op), op
     dims = {d for c in POSITIVE for d in c.shapes["x"]}
@@ -225,3 +225,13 @@ def test_tolerances_come_from_the_spec():
 def test_the_committed_corpus_stays_small():
     size = sum(p.stat().st_size for p in (ROOT / "generated").rglob("*") if p.is_file() and "exhaustive" not in p.parts)
     assert size < 5 * 2 ** 20, size
+
+
+def test_every_test_attribute_set_of_a_spec_has_cases_in_every_standard():
+    """specs' test_attributes (PyTorch's hardsigmoid and softshrink parameters) reach the corpus."""
+    for op, spec in SPECS.items():
+        for t in spec.test_attributes:
+            want = {k: float(np.float32(v)) for k, v in t.values.items()}
+            for key in spec.standards:
+                hits = [c for c in POSITIVE if c.op == op and c.standard == key and c.attributes == want]
+                assert hits, (op, t.name, key)

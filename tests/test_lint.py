@@ -64,7 +64,8 @@ def test_formula_error_columns_point_at_the_token_in_the_file():
     """Line and column are positions in the spec file, also inside quoted and block scalars."""
     for name in ("formula_unknown_name", "formula_quoted_error", "formula_literal_block_error",
                  "formula_folded_block_error", "formula_plain_multiline_error", "formula_subscript",
-                 "formula_attribute_access", "formula_string_literal", "formula_lambda"):
+                 "formula_attribute_access", "formula_string_literal", "formula_lambda",
+                 "standard_formula_unknown_name"):
         line = (FIXTURES / f"{name}.expected").read_text().splitlines()[0]
         number = int(line.split(":")[1])
         column = int(line.split("column ")[1].split(":")[0])

@@ -45,7 +45,7 @@ def _fmt(v: float) -> str:
 
 def attribute_sets(spec, standard: str) -> list[AttrSet]:
     """The standard's defaults (when it has them), every other standard's defaults, the spec's
-    example attribute sets, and generic sets that make every attribute matter: distinct values,
+    example and test_attributes sets, and generic sets that make every attribute matter: distinct values,
     reversed, negated, mixed signs, each attribute zero in turn, and a wide (x10) set."""
     names = list(spec.attribute_names)
     if not names:
@@ -60,6 +60,8 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
             sets.append(AttrSet(f"{key}-defaults", dict(d)))
     for i, ex in enumerate(spec.examples):
         sets.append(AttrSet(f"example-{i + 1}", {k: f32(ex.attributes[k]) for k in names}))
+    for t in spec.test_attributes:
+        sets.append(AttrSet(t.name.replace("_", "-"), {k: f32(t.values[k]) for k in names}))
     base = [GENERIC_VALUES[i % len(GENERIC_VALUES)] for i in range(len(names))]
     sets.append(AttrSet("distinct", {k: f32(v) for k, v in zip(names, base)}))
     sets.append(AttrSet("reversed", {k: f32(v) for k, v in zip(names, reversed(base))}))
@@ -208,7 +210,7 @@ class OpCorpus:
             cid = f"{prefix}/rank{r0}/in-place{attr_suffix(first)}"
             values = self.fill(self.pool(first, dtype, std, cid), count, cid)
             self.positive(std, ver, dtype, r0, "in-place", first, values, shape=shape, in_place=True)
-        if rules.layout(std.key)["strides"]:
+        if rules.layout(std.info)["strides"]:
             cid = f"{prefix}/rank{r0}/strided{attr_suffix(first)}"
             values = self.fill(self.pool(first, dtype, std, cid), count, cid)
             self.positive(std, ver, dtype, r0, "strided", first, values, shape=shape,
@@ -324,7 +326,7 @@ def negative_probes(spec, std, ver, x: str, y: str) -> list[Probe]:
                 out.append(Probe(f"attribute-{e.name}", "version-attribute", call(), {**attrs, e.name: value}))
                 here.add(e.name)
     out.append(Probe(f"attribute-{EXTRA_PROBE_ATTRIBUTE}", "unknown-attribute", call(), {**attrs, EXTRA_PROBE_ATTRIBUTE: 1.0}))
-    layout = rules.layout(std.key)
+    layout = rules.layout(std.info)
     if base and not layout["zero_sizes"]:
         z = base[:-1] + [0]
         out.append(Probe("zero-size", "zero-size", call(xs=z, ys=z), attrs))

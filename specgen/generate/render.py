@@ -137,7 +137,7 @@ def validation_tables(spec) -> tuple[dict, dict]:
     standards = {}
     for key, s in spec.standards.items():
         required = [a for a, b in s.attributes.items() if b.required or (s.attribute_defaults == "none" and b.default is None)]
-        layout = rules.layout(key)
+        layout = rules.layout(s.info)
         standards[key] = {
             "title": s.info.title, "operator": s.operator, "version_kind": s.info.version_kind,
             "version_label": s.info.version_label,

@@ -127,7 +127,12 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
         if entry is None:
             continue
         c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
-                           "dtype_names", "tensor_type", "attribute_type_names"))
+                           "dtype_names", "tensor_type", "attribute_type_names", "layout"))
+        layout = c.mapping(entry.get("layout"), kp + ("layout",)) or {}
+        c.keys(layout, kp + ("layout",), ("strides", "zero_sizes", "source"))
+        for flag in ("strides", "zero_sizes"):
+            if flag in layout:
+                c.boolean(layout[flag], kp + ("layout", flag))
         if entry.get("attribute_defaults") not in ("applied", "typical", "none"):
             c.err(kp + ("attribute_defaults",), "must be one of applied, typical, none")
         names = c.mapping(entry.get("dtype_names"), kp + ("dtype_names",)) or {}
@@ -144,7 +149,9 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   version_label=entry["version_label"], version_format=entry["version_format"],
                                   attribute_defaults=entry["attribute_defaults"], dtype_names=dict(names),
                                   tensor_type=entry["tensor_type"],
-                                  attribute_type_names=dict(entry["attribute_type_names"] or {}))
+                                  attribute_type_names=dict(entry["attribute_type_names"] or {}),
+                                  strides=layout["strides"], zero_sizes=layout["zero_sizes"],
+                                  layout_source=str(layout.get("source", "")))
     if c.problems:
         raise SpecError(c.problems)
     return out
@@ -154,7 +161,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
 
 TOP_REQUIRED = ("name", "id", "summary", "inputs", "outputs", "attributes", "formula", "special_values",
                 "tolerance", "standards")
-TOP_OPTIONAL = ("examples",)
+TOP_OPTIONAL = ("examples", "test_attributes")
 
 
 def spec_files(directory: str | Path | None = None) -> list[Path]:
@@ -236,12 +243,13 @@ class _OpBuilder:
         listed = [d for s in op_standards.values() for v in s.versions for d in v.dtypes()]
         tolerance = self.tolerance(listed)
         examples = self.examples(inputs, outputs, attributes, formula)
+        test_attributes = self.test_attributes(attributes)
         if c.problems:
             return None
         return m.OpSpec(id=op_id, name=name, summary=summary, inputs=tuple(inputs), outputs=tuple(outputs),
                         attributes=tuple(attributes), formula_text=data["formula"], formula=formula,
                         special_values=specials, tolerance=tolerance, examples=tuple(examples),
-                        standards=op_standards, path=str(self.path))
+                        standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes))
 
     # -- declarations
     def tensors(self, key: str) -> list[m.TensorDecl]:
@@ -468,6 +476,46 @@ class _OpBuilder:
                                                   f"the example says {w!r}")
             out.append(m.Example(str(entry.get("description", "")), {k: float(v) for k, v in attrs.items()},
                                  {k: arrays[k] for k in in_names}, {k: arrays[k] for k in out_names}))
+        return out
+
+    def test_attributes(self, attributes) -> list[m.TestAttributes]:
+        """Named attribute sets the vectors must cover (a backend's fixed parameters, say)."""
+        c = self.c
+        if "test_attributes" not in self.data:
+            return []
+        items = c.seq(self.data["test_attributes"], ("test_attributes",)) or []
+        declared = [a.name for a in attributes]
+        out: list[m.TestAttributes] = []
+        for i, raw in enumerate(items):
+            kp = ("test_attributes", i)
+            entry = c.mapping(raw, kp)
+            if entry is None:
+                continue
+            c.keys(entry, kp, ("name", "values", "reason"))
+            name = c.text(entry.get("name"), kp + ("name",), _ID, "set name (lower_snake_case)") if "name" in entry else None
+            if name and any(t.name == name for t in out):
+                c.err(kp + ("name",), f"attribute set {name!r} is named twice")
+            if "reason" in entry:
+                c.text(entry["reason"], kp + ("reason",))
+            values = c.mapping(entry.get("values"), kp + ("values",)) if "values" in entry else None
+            if values is None:
+                continue
+            ok = True
+            for key in declared:
+                if key not in values:
+                    c.err(kp + ("values",), f"missing a value for attribute {key!r}")
+                    ok = False
+            for key, v in values.items():
+                if key not in declared:
+                    c.err(kp + ("values", key), f"{key!r} is not a declared attribute")
+                    ok = False
+                elif c.number(v, kp + ("values", key)) is None:
+                    ok = False
+                elif not math.isfinite(v) or abs(v) > float(np.finfo(np.float32).max):
+                    c.err(kp + ("values", key), f"{v!r} is not a finite float32 value")
+                    ok = False
+            if ok and name:
+                out.append(m.TestAttributes(name, {k: float(values[k]) for k in declared}, str(entry.get("reason", ""))))
         return out
 
     # -- standards

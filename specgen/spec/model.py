@@ -139,6 +139,9 @@ class StandardInfo:
     dtype_names: dict[str, str]
     tensor_type: str
     attribute_type_names: dict[str, str]
+    strides: bool = False  # tensors may be strided (non-contiguous)
+    zero_sizes: bool = True  # a dimension of size 0 is legal
+    layout_source: str = ""
 
     def label(self, version: str) -> str:
         return self.version_label.format(version=version)
@@ -229,6 +232,15 @@ class Example:
 
 
 @dataclass(frozen=True)
+class TestAttributes:
+    """A named attribute set the vectors must cover, beyond defaults and generic sets."""
+
+    name: str
+    values: dict[str, float]
+    reason: str
+
+
+@dataclass(frozen=True)
 class OpSpec:
     id: str
     name: str
@@ -243,6 +255,7 @@ class OpSpec:
     examples: tuple[Example, ...]
     standards: dict[str, OpStandard]
     path: str
+    test_attributes: tuple[TestAttributes, ...] = ()
 
     @property
     def tensor_names(self) -> tuple[str, ...]:
