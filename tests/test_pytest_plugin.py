@@ -3,7 +3,6 @@ case id; -k, --junitxml and xdist come from pytest. Inert without the option."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-import fake_adapters as fa
 from fake_adapters.cases import case
 from specgen.adapters.registry import load_object
 from specgen.reports import json_report, junit, markdown, terminal

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import fake_adapters as fa
 from fake_adapters.cases import case, standard_set

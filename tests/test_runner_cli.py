@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from fake_adapters.cases import case, standard_set, write_corpus
+from fake_adapters.cases import standard_set, write_corpus
 from specgen.cli import main
 
 

@@ -1,9 +1,7 @@
 """--isolate: crashes and hangs in a subprocess become errors; the run goes on."""
 from __future__ import annotations
 
-import pytest
 
-import fake_adapters as fa
 from fake_adapters.cases import case
 from specgen.adapters.registry import load_object
 from specgen.runner.core import ERROR, PASS, Runner

@@ -30,10 +30,10 @@ from specgen.formula import nodes as n
 from specgen.formula.breakpoints import NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
+from specgen.numerics.eft import two_prod_err, two_sum_err
 from specgen.generate.floats import int_range, round_float64, round_float64_int, round_fraction
 
 _INFLATE = 1.0 + 2.0 ** -49  # covers the rounding of the bound's own arithmetic
-_SPLIT = 134217729.0  # 2**27 + 1, Dekker's splitter
 _SAFE_MAX = 2.0 ** 995  # beyond this, splitting or products may overflow
 _SAFE_MIN = 2.0 ** -960  # below this, TwoProduct's error term may underflow
 MP_PRECISION = 256
@@ -58,23 +58,6 @@ class _Iv:
     v: np.ndarray  # float64 value
     e: np.ndarray  # bound on |v - exact|
     bad: np.ndarray  # element cannot be proven here
-
-
-def _two_sum(a, b, s):
-    bb = s - a
-    return (a - (s - bb)) + (b - bb)
-
-
-def _split(a):
-    c = _SPLIT * a
-    hi = c - (c - a)
-    return hi, a - hi
-
-
-def _two_prod_err(a, b, p):
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def _risky(*arrays):
@@ -109,18 +92,18 @@ class _Interval:
             if node.op in "+-":
                 bv = b.v if node.op == "+" else -b.v
                 s = a.v + bv
-                err = np.abs(_two_sum(a.v, bv, s))
+                err = np.abs(two_sum_err(a.v, bv, s))
                 e = (a.e + b.e + err) * _INFLATE
                 return _Iv(s, e, bad | ~np.isfinite(s) | ~np.isfinite(err))
             if node.op == "*":
                 p = a.v * b.v
-                err = np.abs(_two_prod_err(a.v, b.v, p))
+                err = np.abs(two_prod_err(a.v, b.v, p))
                 e = (np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + err) * _INFLATE
                 return _Iv(p, e, bad | _risky(a.v, b.v, p) & (p != 0) | ~np.isfinite(p))
             q = a.v / b.v
             den = np.abs(b.v) - b.e
             p = q * b.v
-            r = np.abs((a.v - p) - _two_prod_err(q, b.v, p))  # exact remainder a - q*b (Sterbenz + TwoProduct)
+            r = np.abs((a.v - p) - two_prod_err(q, b.v, p))  # exact remainder a - q*b (Sterbenz + TwoProduct)
             e = ((a.e + np.abs(q) * b.e) / np.where(den > 0, den, 1.0) + r / np.abs(np.where(b.v == 0, 1.0, b.v))) * _INFLATE
             risky = (b.v == 0) | (den <= np.abs(b.v) / 2) | _risky(q, b.v) | (_risky(a.v) & (a.v != 0))
             return _Iv(q, e, bad | risky)
@@ -311,7 +294,6 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
         env64[k] = v
     attrs64 = {k: float(v) for k, v in attributes.items()}
 
-    result = np.zeros(size, dtype=np.float64) if out_kind.is_float else np.zeros(size, dtype=object)
     done = np.zeros(size, dtype=bool)
     proven = 0
     if is_rational(node):

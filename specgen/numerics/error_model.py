@@ -43,6 +43,7 @@ import numpy as np
 
 from specgen.formula import nodes as n
 from specgen.formula.functions import CONSTANTS
+from specgen.numerics.eft import two_prod_err, two_sum_err
 from specgen.numerics import ulp as U
 
 # Accepted error of a kernel's elementary function, in ULPs of the type it computes in (including
@@ -51,7 +52,6 @@ from specgen.numerics import ulp as U
 FUNCTION_ULPS = {"exp": 4.0, "expm1": 4.0, "log": 4.0, "log1p": 4.0, "sqrt": 3.0, "tanh": 5.0,
                  "erf": 16.0, "pow": 16.0}
 _LIB_REL = 2.0 ** -50  # bound on numpy's float64 exp/log/... error (< 1 ULP in practice; 8 ULP allowed)
-_SPLIT = 134217729.0  # 2**27 + 1
 _SAFE = 2.0 ** 995
 
 
@@ -251,36 +251,18 @@ def _erf(x):
 
 # ----------------------------------------------------------------------------- outward float64 arithmetic
 
-def _two_sum_err(a, b, s):
-    bb = s - a
-    return (a - (s - bb)) + (b - bb)
-
-
 def _add_down(a, b):
     s = a + b
-    err = _two_sum_err(a, b, s)
+    err = two_sum_err(a, b, s)
     inexact = (err != 0) | ~np.isfinite(err)
     return np.where(inexact & (err < 0) | inexact & ~np.isfinite(err) & np.isfinite(s), np.nextafter(s, -np.inf), s)
 
 
 def _add_up(a, b):
     s = a + b
-    err = _two_sum_err(a, b, s)
+    err = two_sum_err(a, b, s)
     inexact = (err != 0) | ~np.isfinite(err)
     return np.where(inexact & (err > 0) | inexact & ~np.isfinite(err) & np.isfinite(s), np.nextafter(s, np.inf), s)
-
-
-def _split(a):
-    c = _SPLIT * a
-    hi = c - (c - a)
-    return hi, a - hi
-
-
-def _prod_err(a, b, p):
-    """p - a*b is -(this), exactly, when no overflow/underflow is near (Dekker's TwoProduct)."""
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def _risky(*xs):
@@ -296,7 +278,7 @@ def _mul_bounds(x, y):
     an interval stands for 'unbounded', and 0 times anything finite is 0)."""
     p = x * y
     p = np.where(np.isnan(p), 0.0, p)
-    err = _prod_err(x, y, p)  # a*b = p + err
+    err = two_prod_err(x, y, p)  # a*b = p + err
     risky = _risky(x, y, p) | ~np.isfinite(err) | ((p == 0) & (x != 0) & (y != 0))
     fin = np.isfinite(p)
     down = np.where(fin & (risky | (err < 0)), np.nextafter(p, -np.inf), p)
@@ -315,7 +297,7 @@ def _div_bounds(x, y):
     fin = np.isfinite(q) & np.isfinite(y) & np.isfinite(x)
     # remainder r = x - q*y exactly; sign(r/y) says whether q is below or above x/y
     p = q * y
-    r = (x - p) - _prod_err(q, y, p)
+    r = (x - p) - two_prod_err(q, y, p)
     risky = _risky(q, y, x) | ~np.isfinite(r)
     below = np.where(y > 0, r > 0, r < 0)  # exact quotient above q
     above = np.where(y > 0, r < 0, r > 0)
