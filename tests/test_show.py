@@ -229,3 +229,16 @@ def test_spell_renames_variables_only():
 def test_render_operator_rejects_a_standard_the_op_lacks(specs):
     with pytest.raises(LookupError, match="it has: directml, onnx"):
         render_operator(specs["softsign"], "onednn")
+
+
+def test_a_standards_own_formula_is_what_its_page_shows():
+    """ONNX Shrink tests x < -lambd first; its page says so, DirectML's keeps x > Threshold first."""
+    from click.testing import CliRunner
+
+    from specgen.cli import main
+
+    onnx = CliRunner().invoke(main, ["show", "shrink", "--standard", "onnx"]).output
+    assert "output = where(input < -lambd, input + bias, where(input > lambd, input - bias, 0))" in onnx
+    assert "tests x < -lambd first" in onnx
+    dml = CliRunner().invoke(main, ["show", "shrink", "--standard", "directml"]).output
+    assert "f(x) = where(x > Threshold, x - Bias, where(x < -Threshold, x + Bias, 0))" in dml
