@@ -85,3 +85,50 @@ def sample_input(dtype: str) -> np.ndarray:
     from specgen.dtypes import get
 
     return np.array([[-1, 0, 1], [2, 3, 4]]).astype(get(dtype).numpy)
+
+
+def call_key(call) -> tuple:
+    """Cache key of a one-node model: op, opset, dtype and the attributes the call passes."""
+    return (call.op, call.version, call.dtype,
+            tuple(sorted((k, repr(v)) for k, v in call.std_attributes(True).items())))
+
+
+class ProbedOnnxClaims:
+    """Claims for ONNX backends: each (op, opset, dtype) the specs list is tried once on a tiny
+    input; what does not build, run, or keep its dtype stays unclaimed with the backend's error.
+
+    Subclasses give ``_probe_once(model, x_name, x) -> output array`` and ``_probe_error(exc) -> str``
+    and set ``self._claims = None`` and ``self._unclaimed = {}`` in ``__init__``.
+    """
+
+    def claims(self):
+        from specgen.adapters.base import Claim
+
+        if self._claims is not None:
+            return self._claims
+        claims = []
+        for spec, std in onnx_specs():
+            x_name = std.tensors[spec.inputs[0].name].name
+            y_name = std.tensors[spec.outputs[0].name].name
+            for v in std.versions:
+                works = []
+                for dtype in v.dtypes():
+                    model = build_model(std.operator, std.domain, int(v.version), [x_name], [y_name],
+                                        {x_name: dtype, y_name: dtype}, {})
+                    try:
+                        x = sample_input(dtype)
+                        with np.errstate(all="ignore"):
+                            out = np.asarray(self._probe_once(model, x_name, x))
+                        if out.dtype != x.dtype:
+                            raise TypeError(f"returned {out.dtype} for {x.dtype} input")
+                        works.append(dtype)
+                    except Exception as exc:
+                        self._unclaimed[(spec.id, "onnx", v.version, dtype)] = self._probe_error(exc)
+                if works:
+                    claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
+                                        rejects=True))
+        self._claims = claims
+        return claims
+
+    def why_unclaimed(self, op, standard, version, dtype):
+        return self._unclaimed.get((op, standard, str(version), dtype))

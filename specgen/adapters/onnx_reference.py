@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from specgen.adapters.base import Adapter, Claim
-from specgen.adapters.onnx_common import build_model, check_model_strict, model_for_call, onnx_specs, sample_input
+from specgen.adapters.base import Adapter
+from specgen.adapters.onnx_common import ProbedOnnxClaims, call_key, check_model_strict, model_for_call
 
 
-class OnnxReferenceAdapter(Adapter):
+class OnnxReferenceAdapter(ProbedOnnxClaims, Adapter):
     description = "onnx.reference.ReferenceEvaluator (the ONNX package's Python reference)"
     requires = ("onnx",)
     extra = "onnx"
@@ -26,43 +26,18 @@ class OnnxReferenceAdapter(Adapter):
 
         return f"onnx {onnx.__version__} ReferenceEvaluator"
 
-    def claims(self):
-        if self._claims is not None:
-            return self._claims
+    def _probe_once(self, model, x_name, x):
         from onnx.reference import ReferenceEvaluator
 
-        claims = []
-        for spec, std in onnx_specs():
-            x_name = std.tensors[spec.inputs[0].name].name
-            y_name = std.tensors[spec.outputs[0].name].name
-            for v in std.versions:
-                works = []
-                for dtype in v.dtypes():
-                    model = build_model(std.operator, std.domain, int(v.version), [x_name], [y_name],
-                                        {x_name: dtype, y_name: dtype}, {})
-                    try:
-                        x = sample_input(dtype)
-                        with np.errstate(all="ignore"):
-                            out = ReferenceEvaluator(model).run(None, {x_name: x})[0]
-                        if np.asarray(out).dtype != x.dtype:
-                            raise TypeError(f"returned {np.asarray(out).dtype} for {x.dtype} input")
-                        works.append(dtype)
-                    except Exception as exc:
-                        self._unclaimed[(spec.id, "onnx", v.version, dtype)] = \
-                            f"ReferenceEvaluator: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
-                if works:
-                    claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
-                                        rejects=True))
-        self._claims = claims
-        return claims
+        return ReferenceEvaluator(model).run(None, {x_name: x})[0]
 
-    def why_unclaimed(self, op, standard, version, dtype):
-        return self._unclaimed.get((op, standard, str(version), dtype))
+    def _probe_error(self, exc):
+        return f"ReferenceEvaluator: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
 
     def run(self, call):
         from onnx.reference import ReferenceEvaluator
 
-        key = (call.op, call.version, call.dtype, tuple(sorted((k, repr(v)) for k, v in call.std_attributes(True).items())))
+        key = call_key(call)
         hit = self._evaluators.get(key)
         if hit is None:
             model, in_names, out_names = model_for_call(call)

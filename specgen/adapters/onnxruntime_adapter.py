@@ -10,7 +10,7 @@ answered by ONNX's own strict checker, then by onnxruntime building a session fo
 from __future__ import annotations
 
 from specgen.adapters.base import Adapter, Claim, Rejected, Unsupported
-from specgen.adapters.onnx_common import check_model_strict, model_for_call, onnx_specs, sample_input
+from specgen.adapters.onnx_common import ProbedOnnxClaims, call_key, check_model_strict, model_for_call
 
 
 def _ort_error(exc: BaseException) -> str:
@@ -18,7 +18,7 @@ def _ort_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:240]}"
 
 
-class OnnxRuntimeAdapter(Adapter):
+class OnnxRuntimeAdapter(ProbedOnnxClaims, Adapter):
     description = "onnxruntime CPUExecutionProvider, one-node ONNX models per opset"
     requires = ("onnxruntime", "onnx")
     extra = "onnxruntime"
@@ -47,41 +47,16 @@ class OnnxRuntimeAdapter(Adapter):
         return self._ort.InferenceSession(model.SerializeToString(), sess_options=self._options(),
                                           providers=["CPUExecutionProvider"])
 
-    # -- claims ---------------------------------------------------------------------------
-    def claims(self):
-        if self._claims is not None:
-            return self._claims
-        from specgen.adapters.onnx_common import build_model
+    # -- claims (probed once per (op, opset, dtype); see ProbedOnnxClaims) ---------------------
+    def _probe_once(self, model, x_name, x):
+        return self._session(model).run(None, {x_name: x})[0]
 
-        claims: list[Claim] = []
-        for spec, std in onnx_specs():
-            x_name = std.tensors[spec.inputs[0].name].name
-            y_name = std.tensors[spec.outputs[0].name].name
-            for v in std.versions:
-                works = []
-                for dtype in v.dtypes():
-                    model = build_model(std.operator, std.domain, int(v.version), [x_name], [y_name],
-                                        {x_name: dtype, y_name: dtype}, {})
-                    try:
-                        sess = self._session(model)
-                        out = sess.run(None, {x_name: sample_input(dtype)})[0]
-                        if str(out.dtype) != str(sample_input(dtype).dtype):
-                            raise TypeError(f"returned {out.dtype}")
-                        works.append(dtype)
-                    except Exception as exc:
-                        self._unclaimed[(spec.id, "onnx", v.version, dtype)] = f"onnxruntime: {_ort_error(exc)}"
-                if works:
-                    claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
-                                        rejects=True))
-        self._claims = claims
-        return claims
-
-    def why_unclaimed(self, op, standard, version, dtype):
-        return self._unclaimed.get((op, standard, str(version), dtype))
+    def _probe_error(self, exc):
+        return f"onnxruntime: {_ort_error(exc)}"
 
     # -- running --------------------------------------------------------------------------
     def _cached(self, call):
-        key = (call.op, call.version, call.dtype, tuple(sorted((k, repr(v)) for k, v in call.std_attributes(True).items())))
+        key = call_key(call)
         hit = self._sessions.get(key)
         if hit is None:
             model, in_names, out_names = model_for_call(call)
