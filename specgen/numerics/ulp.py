@@ -1,6 +1,6 @@
 """ULP arithmetic for the float dtypes specgen knows (float64, float32, float16, bfloat16), vectorised.
 
-Definitions (DESIGN.md §4, the OpenCL CTS convention):
+Definitions (docs/error-model.md; the OpenCL CTS convention):
 - ``ulp(r, dtype)``: the spacing of ``dtype`` in the binade of ``|r|`` (``r`` an exact reference
   value, given as float64). Below the normal range it is the subnormal spacing (the "normal ULP
   below the normal range": 2**(emin - precision + 1), the same spacing as the lowest normal binade).

@@ -1,6 +1,6 @@
 """The typed model of an operator spec. Built only by specgen.spec.loader, after validation.
 
-Nothing here knows about generators, vectors or adapters (DESIGN.md §1: one direction, no back edges).
+Nothing here knows about generators, vectors or adapters (docs/ARCHITECTURE.md: data flows one way, no back edges).
 """
 from __future__ import annotations
 
