@@ -76,6 +76,7 @@ def test_editing_a_spec_makes_check_fail(built, tmp_path):
     assert "stale" in output
     assert "changed: reference/hard_sigmoid.py" in output
     assert "changed: vectors/manifest.json" in output
+    assert f"(run `specgen generate --specs {specs} --out {built}`)" in output  # the user's own options
 
 
 def test_a_broken_spec_gives_positions_and_leaves_generated_alone(built, tmp_path):

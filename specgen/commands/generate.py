@@ -1,6 +1,7 @@
 """``specgen generate [--out DIR] [--check] [--exhaustive]``: write generated/ from the specs."""
 from __future__ import annotations
 
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,7 +19,17 @@ def _default_out() -> Path:
     return root / "generated"
 
 
-def run_check(out: Path, specs_dir, exhaustive: bool = False) -> tuple[int, list[str]]:
+def regenerate_command(out, specs_dir) -> str:
+    """The command that brings ``out`` up to date, with the options the user gave."""
+    parts = ["specgen generate"]
+    if specs_dir:
+        parts.append(f"--specs {shlex.quote(str(specs_dir))}")
+    if out:
+        parts.append(f"--out {shlex.quote(str(out))}")
+    return " ".join(parts)
+
+
+def run_check(out: Path, specs_dir, exhaustive: bool = False, fix: str = "specgen generate") -> tuple[int, list[str]]:
     """(exit code, lines): 0 when ``out`` equals a fresh generation, else 1 with what differs."""
     from specgen.generate.tree import build, diff_trees
     tmp = Path(tempfile.mkdtemp(prefix="specgen-check-"))
@@ -31,7 +42,7 @@ def run_check(out: Path, specs_dir, exhaustive: bool = False) -> tuple[int, list
     if not total:
         return 0, [f"generate --check: {out} is up to date"]
     lines = [f"generate --check: {out} is stale: {len(diff['changed'])} changed, {len(diff['added'])} missing, "
-             f"{len(diff['removed'])} not generated any more (run `specgen generate`)"]
+             f"{len(diff['removed'])} not generated any more (run `{fix}`)"]
     for kind, word in (("changed", "changed"), ("added", "missing"), ("removed", "extra")):
         for path in diff[kind][:10]:
             lines.append(f"  {word}: {path}")
@@ -53,7 +64,7 @@ def generate(out, specs_dir, check, exhaustive):
     target = Path(out) if out else _default_out()
     try:
         if check:
-            code, lines = run_check(target, specs_dir, exhaustive)
+            code, lines = run_check(target, specs_dir, exhaustive, regenerate_command(out, specs_dir))
             for line in lines:
                 click.echo(line, err=code != 0)
             raise SystemExit(code)
