@@ -124,3 +124,30 @@ def test_write_baseline_then_gate_on_it(corpus, tmp_path):
     assert code == 1 and "hard_sigmoid/directml-3_0/float32/rank5/rank5" in b.read_text()
     code, out = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--baseline", str(b), "--strict")
     assert code == 0 and "1 xfail" in out
+
+
+@pytest.mark.parametrize("option", ["--json", "--junit", "--markdown", "--write-baseline"])
+def test_an_unwritable_report_path_is_refused_before_the_run(corpus, tmp_path, option):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for path, message in ((afile / "x.out", "is not a directory"), (afile / "sub" / "x.out", "is not a directory"),
+                          (tmp_path, "is a directory")):
+        res = CliRunner().invoke(main, ["run", "--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, option, str(path)])
+        assert res.exit_code == 2, res.output
+        assert res.output.startswith(f"run: {option} {path}: ") and message in res.output
+        assert len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
+        assert "specgen run: adapter" not in res.output  # nothing ran
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, option, str(tmp_path / "new" / "dir" / "r"))
+    assert code == 0 and (tmp_path / "new" / "dir" / "r").is_file()
+
+
+def test_a_write_error_after_the_run_is_one_line_and_exit_2(corpus, tmp_path, monkeypatch):
+    def full_disk(path, text):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("specgen.commands.run._write", full_disk)
+    res = CliRunner().invoke(main, ["run", "--adapter", "fake_adapters:Correct", "--corpus", corpus,
+                                    "--json", str(tmp_path / "r.json")])
+    assert res.exit_code == 2
+    assert f"run: cannot write --json {tmp_path / 'r.json'}: No space left on device" in res.output
+    assert "Traceback" not in res.output

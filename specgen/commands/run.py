@@ -6,6 +6,7 @@ not be loaded (unknown, not installed, broken, incomplete); 4 the filters select
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,10 +22,30 @@ def _split(values) -> tuple[str, ...]:
     return tuple(out)
 
 
+def output_path_problem(path: str) -> str | None:
+    """Why a report file cannot be written at ``path`` (None: it can), checked before the run so
+    that a typo does not cost a whole run: not a directory, its parent directory exists or can be
+    created, and what exists is writable."""
+    p = Path(path)
+    if not p.name or p.is_dir():
+        return "is a directory"
+    if p.exists():
+        return None if os.access(p, os.W_OK) else "is not writable"
+    parent = p.parent
+    while not parent.exists():  # the nearest existing ancestor must be a writable directory
+        if parent.is_symlink():
+            return f"{parent} is a broken symbolic link"
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"cannot create the directory: {parent} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"directory {parent} is not writable"
+    return None
+
+
 def _write(path: str, text: str) -> None:
     p = Path(path)
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
+    p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(text)
 
 
@@ -39,12 +60,12 @@ def _write(path: str, text: str) -> None:
 @click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
 @click.option("--isolate", is_flag=True, help="Run each case in a subprocess (crashes and hangs become errors).")
 @click.option("--timeout", type=float, default=None, help="Per-case timeout in seconds (implies --isolate; default 60 there).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the JSON report (every case).")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Write JUnit XML.")
-@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Write a Markdown report.")
+@click.option("--json", "json_path", type=click.Path(), help="Write the JSON report (every case).")
+@click.option("--junit", "junit_path", type=click.Path(), help="Write JUnit XML.")
+@click.option("--markdown", "markdown_path", type=click.Path(), help="Write a Markdown report.")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="Known failures (YAML) -> xfail.")
 @click.option("--strict", is_flag=True, help="Known failures that now pass (xpass) fail the run.")
-@click.option("--write-baseline", type=click.Path(dir_okay=False), help="Write a baseline listing this run's failures.")
+@click.option("--write-baseline", type=click.Path(), help="Write a baseline listing this run's failures.")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("--no-probe", is_flag=True, help="Do not probe unclaimed dtypes.")
 @click.option("--quiet", "-q", is_flag=True, help="Only the counts line and failures.")
@@ -61,6 +82,13 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, i
     if timeout is not None and timeout <= 0:
         click.echo("run: --timeout must be positive", err=True)
         raise SystemExit(EXIT_USAGE)
+    outputs = [(f"--{name}", path) for name, path in (("json", json_path), ("junit", junit_path),
+                                                       ("markdown", markdown_path), ("write-baseline", write_baseline)) if path]
+    for name, path in outputs:
+        problem = output_path_problem(path)
+        if problem:
+            click.echo(f"run: {name} {path}: {problem}", err=True)
+            raise SystemExit(EXIT_USAGE)
     specs = load_all()
     filters = Filters(ops=_split(op), standards=_split(standard), versions=_split(versions), dtypes=_split(dtype),
                       cases=tuple(case_globs), kinds=tuple(kind))
@@ -98,9 +126,16 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, i
                     progress=progress_printer() if show else None, probe=not no_probe)
     result = runner.run(cases, baseline=baseline, strict=strict, filters=filters.describe())
     click.echo(terminal.render(result, table=not quiet))
-    for path, mod in ((json_path, json_report), (junit_path, junit), (markdown_path, markdown)):
-        if path:
-            _write(path, mod.render(result))
-    if write_baseline:
-        _write(write_baseline, from_results(result.results, loaded.name))
-    raise SystemExit(result.exit_code())
+    writes = [("--json", json_path, json_report.render), ("--junit", junit_path, junit.render),
+              ("--markdown", markdown_path, markdown.render),
+              ("--write-baseline", write_baseline, lambda r: from_results(r.results, loaded.name))]
+    unwritten = False
+    for name, path, render in writes:
+        if not path:
+            continue
+        try:
+            _write(path, render(result))
+        except OSError as exc:  # checked before the run, but the disk can still fill or change
+            click.echo(f"run: cannot write {name} {path}: {exc.strerror or exc}", err=True)
+            unwritten = True
+    raise SystemExit(EXIT_USAGE if unwritten else result.exit_code())
