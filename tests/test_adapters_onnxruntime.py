@@ -5,6 +5,7 @@ Regenerate the report after an intended change: SPECGEN_UPDATE_REPORTS=1 pytest 
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from specgen.cli import main
+from specgen.reports.markdown import GITHUB_COMMENT_MAX
 
 pytest.importorskip("onnxruntime")
 
@@ -48,6 +50,7 @@ def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_repor
                                     "--markdown", str(out)])
     assert res.exit_code == 0, res.output[-4000:]
     generated = out.read_text()
+    assert len(generated) < GITHUB_COMMENT_MAX, f"the Markdown report has {len(generated)} characters"
     preface, mark, committed = REPORT.read_text().partition(MARK + "\n")
     assert mark, f"{REPORT} has lost its marker line"
     if os.environ.get("SPECGEN_UPDATE_REPORTS") == "1":
@@ -56,3 +59,17 @@ def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_repor
     if _version(generated) != _version(committed):
         pytest.skip(f"report made with {_version(committed)}, this is {_version(generated)}: not compared")
     assert _skeleton(generated) == _skeleton(committed), "docs/onnxruntime-report.md is stale (see this module's docstring)"
+
+
+def test_onnxruntime_full_corpus_markdown_without_the_baseline_fits_a_pr_comment_and_names_every_failure(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    md, js = tmp_path / "report.md", tmp_path / "report.json"
+    res = CliRunner().invoke(main, ["run", "--adapter", "onnxruntime", "-q", "--markdown", str(md), "--json", str(js)])
+    assert res.exit_code == 1, res.output[-4000:]
+    text = md.read_text()
+    assert len(text) < GITHUB_COMMENT_MAX, f"the Markdown report has {len(text)} characters"
+    failing = [c["id"] for c in json.loads(js.read_text())["cases"] if c["verdict"] in ("fail", "error")]
+    assert len(failing) > 100
+    missing = [i for i in failing if f"`{i}`" not in text and f"<code>FAIL {i}</code>" not in text
+               and f"<code>ERROR {i}</code>" not in text]
+    assert not missing, f"{len(missing)} failing ids not named, e.g. {missing[:3]}"

@@ -72,3 +72,58 @@ def test_markdown_report_for_a_pull_request():
     assert "| shrink | onnx-9 | float32 | 1 | 1 |" in text
     assert f"<code>FAIL {FAIL_ID}</code>" in text
     assert "Known failures that now pass (xpass: 1)" in text
+
+
+def _many_failures(n: int, reason_len: int = 400):
+    from specgen.runner.core import FAIL, Result, RunResult
+
+    reason = ("y: 10 of 27 elements out of bound (value); worst at [0, 0, 0, 9], x = 0.649999976158142 "
+              "(0x3fe4ccccbfffffff): got 1 (0x3ff0000000000000), expected 0.29999998211860646 (0x3fd333331ffffffe) ")
+    reason = (reason * (reason_len // len(reason) + 1))[:reason_len]
+    results = [Result(case_id=f"shrink/onnx-9/float64/rank4/case{i:05d}[bias=0.35,threshold=-0.65]", op="shrink",
+                      standard="onnx", version="9", dtype="float64", kind="positive", verdict=FAIL, reason=reason,
+                      rerun=f"specgen run --adapter x --case 'shrink/onnx-9/float64/rank4/case{i:05d}'",
+                      detail={"mismatches": 10, "total": 27}) for i in range(n)]
+    return RunResult(adapter="x", backend_version="x 1.0", results=results)
+
+
+def test_markdown_caps_failure_details_and_still_names_every_failure():
+    run = _many_failures(300)
+    text = markdown.render(run)
+    assert len(text) < markdown.LIMIT
+    assert text.count("<details>") == markdown.MAX_DETAILS
+    assert f"… {300 - markdown.MAX_DETAILS} more failures: see the JSON report" in text
+    for r in run.results:
+        assert f"`{r.case_id}`" in text or f"<code>FAIL {r.case_id}</code>" in text
+
+
+def test_markdown_size_guard_drops_detail_before_the_summary():
+    run = _many_failures(5000)
+    text = markdown.render(run)
+    assert len(text) <= markdown.LIMIT < markdown.GITHUB_COMMENT_MAX
+    assert "**FAILED** (exit 1): 0 pass, 5000 fail" in text and "| shrink | onnx-9 | float64 |" in text
+    assert "<details>" not in text and "see the JSON report" in text
+    assert text.count("<details>") == text.count("</details>")
+
+
+def test_markdown_known_failures_are_grouped_by_reason_without_per_case_details():
+    from specgen.runner.baseline import Baseline
+
+    run = _many_failures(40)
+    Baseline.parse("known_failures:\n  - case: '*case0000?*'\n    reason: first ten\n"
+                   "  - case: '*'\n    reason: the rest\n").apply(run)
+    text = markdown.render(run)
+    assert "<details>" not in text
+    assert "- **10 cases** (10 fail): first ten e.g. `shrink/onnx-9/float64/rank4/case00000[bias=0.35,threshold=-0.65]`" in text
+    assert "- **30 cases** (30 fail): the rest e.g. " in text and "… and 27 more (see the JSON report)" in text
+
+
+def test_summaries_are_shortened_at_a_boundary_never_inside_a_token():
+    run = _many_failures(1)
+    text = markdown.render(run)
+    summary = text.split("</code>: ", 1)[1].split("</summary>", 1)[0]
+    assert summary.endswith("…") and len(summary) <= 160
+    kept = summary[:-1]
+    assert run.results[0].reason.startswith(kept) and run.results[0].reason[len(kept)] in " ,;:(["
+    assert markdown.shorten("a b c", 10) == "a b c"
+    assert markdown.shorten("alpha beta 0x3fe4ccccbfffffff", 20) == "alpha beta…"

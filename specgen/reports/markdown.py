@@ -1,14 +1,71 @@
-"""Markdown for a pull-request comment (and the committed example report)."""
+"""Markdown for a pull-request comment (and the committed example report).
+
+A GitHub comment holds at most 65,536 characters, so the report is built to fit whatever the run:
+per-case ``<details>`` only for the first ``max_details`` new failures (the rest by id, compactly),
+known failures (xfail) grouped by their baseline reason with counts and a few example ids, and a
+hard size guard (``limit``) that drops detail before it drops the summary. The JSON report always
+has every case in full.
+"""
 from __future__ import annotations
 
+import html
+
 from specgen.reports.common import COLUMNS, failing, failure_lines, summary_rows, unsupported_groups
+
+GITHUB_COMMENT_MAX = 65536
+LIMIT = 60000  # stay clearly under GITHUB_COMMENT_MAX
+MAX_DETAILS = 25  # <details> blocks for new failures
+EXAMPLES = 3  # example ids per known-failure reason
 
 
 def _esc(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render(run, max_failures: int = 200, title: str | None = None) -> str:
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line, at most ``width`` characters; when it must be cut, the cut is at a word
+    or field boundary (never inside a number or hex value) and ends with "…"."""
+    text = " ".join(str(text).split())
+    if len(text) <= width:
+        return text
+    head = text[:width - 1]
+    cut = max(head.rfind(" "), head.rfind(","), head.rfind(";"))
+    if cut > 0:  # a single token longer than width is the only thing ever cut inside
+        head = head[:cut]
+    head = head.rstrip(" ,;:([{=")
+    return head + "…"
+
+
+def _summary_text(text: str, width: int) -> str:
+    return html.escape(shorten(text, width), quote=False).replace("|", "\\|")
+
+
+def _ids(ids: list[str], cap: int) -> str:
+    shown = ", ".join(f"`{i}`" for i in ids[:cap])
+    if len(ids) > cap:
+        shown += f" … and {len(ids) - cap} more (see the JSON report)"
+    return shown
+
+
+def render(run, max_details: int = MAX_DETAILS, title: str | None = None, limit: int = LIMIT) -> str:
+    """The report, under ``limit`` characters: with fewer failure details, then shorter id lists,
+    when the full form would be longer."""
+    steps = [(max_details, None)]
+    steps += [(n, None) for n in (10, 3, 0) if n < max_details]
+    steps += [(0, 200), (0, 50), (0, 10)]
+    text = ""
+    for details, id_cap in steps:
+        text = _render(run, details, id_cap, title, capped=(details, id_cap) != steps[0])
+        if len(text) <= limit:
+            return text
+    # last resort (thousands of groups or reasons): cut at a line boundary; with no <details> and
+    # no code fences left, no HTML or fence is left open
+    note = f"\n\n… report cut at {limit:,} characters to fit a pull-request comment: see the JSON report\n"
+    cut = text.rfind("\n", 0, limit - len(note))
+    return text[:max(cut, 0)] + note
+
+
+def _render(run, max_details: int, id_cap: int | None, title: str | None, capped: bool) -> str:
     counts = run.counts()
     code = run.exit_code()
     out = [f"## {title or f'specgen conformance: {run.adapter}'}", ""]
@@ -42,22 +99,29 @@ def render(run, max_failures: int = 200, title: str | None = None) -> str:
     if out_of_scope:
         out.append("")
         out.append("Not claimed at all (unsupported): " + ", ".join(f"{op} {std} ({n} cases)" for (op, std), n in out_of_scope.items()) + ".")
+
     fails = failing(run)
     out.append("")
     out.append(f"### Failures ({len(fails)})")
     out.append("")
     if not fails:
         out.append("None.")
-    for r in fails[:max_failures]:
+    for r in fails[:max_details]:
         lines = failure_lines(r)
-        out.append(f"<details><summary><code>{lines[0]}</code>: {_esc(r.reason)[:200]}</summary>")
+        out.append(f"<details><summary><code>{html.escape(lines[0], quote=False)}</code>: {_summary_text(r.reason, 160)}</summary>")
         out.append("")
         out.append("```")
         out.extend(line.strip() for line in lines[1:])
         out.append("```")
         out.append("</details>")
-    if len(fails) > max_failures:
-        out.append(f"... and {len(fails) - max_failures} more")
+    rest = fails[max_details:]
+    if rest:
+        out.append("")
+        why = " (details capped to fit a pull-request comment)" if capped else ""
+        out.append(f"… {len(rest)} more failures: see the JSON report{why}. Their ids:")
+        out.append("")
+        out.append(_ids([r.case_id for r in rest], id_cap if id_cap is not None else len(rest)))
+
     xf = [r for r in run.results if r.verdict == "xfail"]
     if xf:
         out.append("")
@@ -66,31 +130,37 @@ def render(run, max_failures: int = 200, title: str | None = None) -> str:
         by_reason: dict[str, list] = {}
         for r in xf:
             by_reason.setdefault(r.baseline, []).append(r)
-        for reason, members in by_reason.items():
-            out.append(f"- **{len(members)} case(s)**: {_esc(reason)}")
-        out.append("")
-        for r in xf[:max_failures]:
-            lines = failure_lines(r)
-            out.append(f"<details><summary><code>{r.case_id}</code> ({r.original_verdict}): {_esc(r.reason)[:200]}</summary>")
-            out.append("")
-            out.append("```")
-            out.extend(line.strip() for line in lines[1:])
-            out.append("```")
-            out.append("</details>")
-        if len(xf) > max_failures:
-            out.append(f"... and {len(xf) - max_failures} more")
+        shown = list(by_reason.items())
+        if id_cap is not None and len(shown) > id_cap:
+            shown = shown[:id_cap]
+        for reason, members in shown:
+            kinds = {}
+            for r in members:
+                kinds[r.original_verdict] = kinds.get(r.original_verdict, 0) + 1
+            what = ", ".join(f"{n} {v}" for v, n in kinds.items())
+            n = len(members)
+            out.append(f"- **{n} case{'s' if n != 1 else ''}** ({what}): {_esc(shorten(reason, 400))} "
+                       f"e.g. {_ids([r.case_id for r in members], EXAMPLES)}")
+        if len(shown) < len(by_reason):
+            out.append(f"- … {len(by_reason) - len(shown)} more reasons: see the JSON report")
     if run.xpasses:
         out.append("")
         out.append(f"### Known failures that now pass (xpass: {len(run.xpasses)})")
         out.append("")
-        for r in run.xpasses[:max_failures]:
-            out.append(f"- `{r.case_id}` (baseline: {_esc(r.baseline)})")
+        cap = id_cap if id_cap is not None else 100
+        for r in run.xpasses[:cap]:
+            out.append(f"- `{r.case_id}` (baseline: {_esc(shorten(r.baseline, 200))})")
+        if len(run.xpasses) > cap:
+            out.append(f"- … {len(run.xpasses) - cap} more: see the JSON report")
     if run.baseline_unmatched:
         out.append("")
         out.append("### Baseline entries that matched no case")
         out.append("")
-        for e in run.baseline_unmatched:
-            out.append(f"- `{e['case']}`: {_esc(e['reason'])}")
+        cap = id_cap if id_cap is not None else 100
+        for e in run.baseline_unmatched[:cap]:
+            out.append(f"- `{e['case']}`: {_esc(shorten(e['reason'], 200))}")
+        if len(run.baseline_unmatched) > cap:
+            out.append(f"- … {len(run.baseline_unmatched) - cap} more: see the JSON report")
     uns = unsupported_groups(run)
     if uns:
         probes = {(p.op, f"{p.standard}-{p.version}", p.dtype): p for p in run.probes}
@@ -98,15 +168,15 @@ def render(run, max_failures: int = 200, title: str | None = None) -> str:
         out.append("")
         out.append("### Unsupported (outside the adapter's claim)")
         out.append("")
-        out.append("| op | standard | dtype | cases | why | the backend, when tried anyway |")
+        out.append("| op | standard | dtype | cases | why | the backend says (adapter's explanation or probe) |")
         out.append("|---|---|---|---:|---|---|")
         for g, (n, why) in sorted(uns.items(), key=lambda kv: order.get(kv[0], 0)):
             if not in_scope(g):
                 continue
             p = probes.get(g)
             short, _, backend = why.partition("; the adapter says: ")
-            probe = f"{p.outcome}: {_esc(p.message)[:180]}" if p else _esc(backend)[:180]
-            out.append(f"| {g[0]} | {g[1]} | {g[2]} | {n} | {_esc(short)} | {probe} |")
+            said = f"probe: {p.outcome}: {p.message}" if p else backend
+            out.append(f"| {g[0]} | {g[1]} | {g[2]} | {n} | {_esc(short)} | {_esc(shorten(said, 180))} |")
     if run.warnings:
         out.append("")
         for w in run.warnings:
