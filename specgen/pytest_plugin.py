@@ -123,7 +123,7 @@ def pytest_collection_modifyitems(session, config, items):
         return
     from specgen.adapters.registry import AdapterLoadError, load
     from specgen.runner.baseline import Baseline, BaselineError
-    from specgen.runner.cases import CorpusError, Filters, load_cases, select
+    from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
     from specgen.spec.loader import load_all
 
     try:
@@ -140,12 +140,20 @@ def pytest_collection_modifyitems(session, config, items):
     filters = Filters(ops=_split(config.getoption("--specgen-op")), standards=_split(config.getoption("--specgen-standard")),
                       versions=_split(config.getoption("--specgen-version")), dtypes=_split(config.getoption("--specgen-dtype")),
                       cases=tuple(config.getoption("--specgen-case")))
+    specs = load_all()
+    problem = filter_problem(filters, specs)
+    if problem:
+        _usage(problem)
     cases = getattr(config, "_specgen_cases", None)  # tests may inject in-memory cases
     try:
-        cases = select(cases if cases is not None else load_cases(config.getoption("--specgen-corpus")), filters)
+        cases = cases if cases is not None else load_cases(config.getoption("--specgen-corpus"))
     except CorpusError as exc:
         _usage(str(exc))
-    box = _RunnerBox(loaded, load_all())
+    problem = filter_problem(filters, specs, cases)
+    if problem:
+        _usage(problem)
+    cases = select(cases, filters)
+    box = _RunnerBox(loaded, specs)
     setattr(config, _RUNNER_KEY, box)
     # named "specgen", not after the adapter: -k matches every name up the chain, and an adapter
     # called "...rank5..." would otherwise select every case

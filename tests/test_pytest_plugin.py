@@ -74,6 +74,19 @@ def test_bad_adapter_is_a_usage_error(pytester, corpus):
     assert "no adapter of that name is installed" in "\n".join(res.errlines)
 
 
+@pytest.mark.parametrize("option, message", [
+    (["--specgen-dtype", "float17"], "specgen: unknown dtype(s) float17; known: float64, float32"),
+    (["--specgen-dtype", "float17,float32"], "specgen: unknown dtype(s) float17; known: "),
+    (["--specgen-version", "99"], "specgen: --version 99 matches no version of any op; known: "),
+    (["--specgen-op", "nosuchop"], "specgen: unknown op(s) nosuchop; known: "),
+])
+def test_filter_typos_are_usage_errors(pytester, corpus, option, message):
+    res = pytester.runpytest("-p", "no:cacheprovider", "--specgen-adapter", "fake_adapters:Correct",
+                             "--specgen-corpus", corpus, *option)
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in "\n".join(res.errlines)
+
+
 def _has_compare() -> bool:
     try:
         import specgen.numerics.compare  # noqa: F401

@@ -84,10 +84,18 @@ def test_filters(corpus):
     (["--standard", "cuda"], 2, "unknown standard(s) cuda"),
     (["--case", "nothing/*"], 4, "no case matches"),
     (["--timeout", "0"], 2, "--timeout must be positive"),
+    (["--dtype", "float17"], 2, "run: unknown dtype(s) float17; known: float64, float32, float16, bfloat16, int64"),
+    (["--dtype", "float17,float32"], 2, "run: unknown dtype(s) float17; known: "),
+    (["--op", "softsign", "--dtype", "int8"], 2, "run: dtype(s) int8 not used by softsign; known: "),
+    (["--version", "99"], 2, "run: --version 99 matches no version of any op; known: directml 1_0, 2_0, 3_0, 5_1; "),
+    (["--standard", "onnx", "--version", "3_*"], 2, "run: --version 3_* matches no version of onnx; known: onnx 1, 6, 9, 22"),
+    (["--op", "shrink", "--version", "9,22"], 2, "--version 22 matches no version of shrink"),
 ])
 def test_usage_errors(corpus, args, code, message):
     got, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, *args)
     assert got == code and message in out
+    if code == 2:
+        assert len(out.strip().splitlines()) == 1
 
 
 def test_missing_corpus_and_bad_baseline_exit_2(tmp_path, corpus):

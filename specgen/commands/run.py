@@ -75,7 +75,7 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, i
     from specgen.adapters.registry import AdapterLoadError, load
     from specgen.reports import json_report, junit, markdown, terminal
     from specgen.runner.baseline import Baseline, BaselineError, from_results
-    from specgen.runner.cases import CorpusError, Filters, load_cases, select
+    from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
     from specgen.runner.core import Runner, progress_printer
     from specgen.spec.loader import load_all
 
@@ -92,14 +92,9 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, i
     specs = load_all()
     filters = Filters(ops=_split(op), standards=_split(standard), versions=_split(versions), dtypes=_split(dtype),
                       cases=tuple(case_globs), kinds=tuple(kind))
-    unknown = [o for o in filters.ops if o not in specs]
-    if unknown:
-        click.echo(f"run: unknown op(s) {', '.join(unknown)}; known: {', '.join(specs)}", err=True)
-        raise SystemExit(EXIT_USAGE)
-    known_std = {s for spec in specs.values() for s in spec.standards}
-    bad_std = [s for s in filters.standards if s not in known_std]
-    if bad_std:
-        click.echo(f"run: unknown standard(s) {', '.join(bad_std)}; known: {', '.join(sorted(known_std))}", err=True)
+    problem = filter_problem(filters, specs)
+    if problem:
+        click.echo(f"run: {problem}", err=True)
         raise SystemExit(EXIT_USAGE)
     baseline = None
     if baseline_path:
@@ -114,10 +109,15 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, i
         click.echo(f"run: {exc}", err=True)
         raise SystemExit(EXIT_ADAPTER)
     try:
-        cases = select(load_cases(corpus), filters)
+        every_case = load_cases(corpus)
     except CorpusError as exc:
         click.echo(f"run: {exc}", err=True)
         raise SystemExit(EXIT_USAGE)
+    problem = filter_problem(filters, specs, every_case)
+    if problem:
+        click.echo(f"run: {problem}", err=True)
+        raise SystemExit(EXIT_USAGE)
+    cases = select(every_case, filters)
     if not cases:
         click.echo(f"run: no case matches ({filters.describe()})", err=True)
         raise SystemExit(EXIT_NO_CASES)

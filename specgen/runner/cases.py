@@ -131,5 +131,59 @@ class Filters:
         return " ".join(parts) or "all cases"
 
 
+def filter_problem(filters: Filters, specs: dict, cases: Iterable | None = None) -> str | None:
+    """Why the filters cannot be meant (a typo), as one line naming the bad value and what is known;
+    None when they are fine. Ops and standards are checked against the specs; a dtype must be one
+    the selected ops and standards list (or, given ``cases``, one some of their cases use: must-reject
+    cases use dtypes a version does not list) and each ``--version`` glob must match a version of
+    them. Without ``cases`` only the dtype's name is checked (specgen.dtypes)."""
+    from specgen.dtypes import DTYPES
+
+    bad = [o for o in filters.ops if o not in specs]
+    if bad:
+        return f"unknown op(s) {', '.join(bad)}; known: {', '.join(specs)}"
+    known_std = sorted({s for spec in specs.values() for s in spec.standards})
+    bad = [s for s in filters.standards if s not in known_std]
+    if bad:
+        return f"unknown standard(s) {', '.join(bad)}; known: {', '.join(known_std)}"
+    ops = [specs[o] for o in (filters.ops or specs)]
+    pairs = [(key, std) for spec in ops for key, std in spec.standards.items()
+             if not filters.standards or key in filters.standards]
+    where = " ".join(filter(None, [",".join(filters.ops), ",".join(filters.standards)])) or "any op"
+    versions: dict[str, set[str]] = {}
+    dtypes: set[str] = set()
+    for key, std in pairs:
+        for v in std.versions:
+            versions.setdefault(key, set()).add(str(v.version))
+            dtypes.update(v.dtypes())
+    selected = []
+    if cases is not None:
+        scope = Filters(ops=filters.ops, standards=filters.standards)
+        selected = [c for c in cases if scope.match(c)]
+        for c in selected:
+            versions.setdefault(c.standard, set()).add(str(c.version))
+    bad = [d for d in filters.dtypes if d not in DTYPES]
+    if bad:
+        return f"unknown dtype(s) {', '.join(bad)}; known: {', '.join(DTYPES)}"
+    if cases is not None:
+        scope = Filters(ops=filters.ops, standards=filters.standards, versions=filters.versions)
+        dtypes.update(c.dtype for c in selected if scope.match(c))
+        bad = [d for d in filters.dtypes if d not in dtypes]
+        if bad:
+            return (f"dtype(s) {', '.join(bad)} not used by {where}"
+                    f"{' version ' + ','.join(filters.versions) if filters.versions else ''}; "
+                    f"known: {', '.join(d for d in DTYPES if d in dtypes)}")
+    every = {v for vs in versions.values() for v in vs}
+    bad = [g for g in filters.versions if not any(fnmatch.fnmatchcase(v, g) for v in every)]
+    if bad:
+        known = "; ".join(f"{key} {', '.join(sorted(vs, key=_version_order))}" for key, vs in sorted(versions.items()))
+        return f"--version {', '.join(bad)} matches no version of {where}; known: {known}"
+    return None
+
+
+def _version_order(v: str):
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in v.replace("_", ".").split("."))
+
+
 def select(cases: Iterable, filters: Filters) -> list:
     return [c for c in cases if filters.match(c)]
