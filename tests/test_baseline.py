@@ -75,10 +75,29 @@ def test_malformed_baselines_are_rejected_with_the_place(text, message):
     assert message in str(info.value)
 
 
-def test_written_baseline_round_trips():
+def test_written_baseline_has_todo_reasons_that_loading_refuses_until_replaced():
     run = run_with(fa.IgnoresAttribute, CASES, "")
     text = from_results(run.results, "x")
+    failing = [r for r in run.results if r.verdict == FAIL]
+    assert failing and text.count('reason: "TODO: ') == len(failing)
+    assert f'reason: "TODO: {failing[0].reason[:40]}' in text
+    with pytest.raises(BaselineError) as info:
+        Baseline.parse(text, "b.yaml")
+    assert str(info.value).startswith("b.yaml:6: entry ") and "replace the TODO reason with why this failure is known" in str(info.value)
+    text = text.replace('"TODO: ', '"known: BUG-1 ')
     b = Baseline.parse(text)
-    assert [e.pattern for e in b.entries] == [r.case_id for r in run.results if r.verdict == FAIL]
+    assert [e.pattern for e in b.entries] == [r.case_id for r in failing]
     assert run_with(fa.IgnoresAttribute, CASES, text).exit_code() == 0
     assert all(r.verdict in (PASS, XFAIL) for r in run_with(fa.IgnoresAttribute, CASES, text).results)
+
+
+def test_a_rewritten_baseline_keeps_the_human_reasons():
+    run = run_with(fa.IgnoresAttribute, CASES, BASELINE)
+    text = from_results(run.results, "x")
+    assert 'reason: "alpha is ignored (BUG-123)"' in text and text.count('"TODO: ') == 1  # the new failure
+
+
+@pytest.mark.parametrize("reason", ["TODO", "TODO: y: 2 of 5 elements out of bound", "todo later"])
+def test_todo_reasons_are_refused(reason):
+    with pytest.raises(BaselineError, match="b.yaml:2: entry 'a/\\*' .*replace the TODO reason"):
+        Baseline.parse(f"known_failures:\n  - case: 'a/*'\n    reason: {reason!r}\n", "b.yaml")

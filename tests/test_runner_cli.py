@@ -130,6 +130,11 @@ def test_write_baseline_then_gate_on_it(corpus, tmp_path):
     b = tmp_path / "b.yaml"
     code, _ = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--write-baseline", str(b))
     assert code == 1 and "hard_sigmoid/directml-3_0/float32/rank5/rank5" in b.read_text()
+    assert 'reason: "TODO: ' in b.read_text()
+    code, out = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--baseline", str(b), "--strict")
+    assert code == 2 and f"run: {b}:6: entry " in out and "replace the TODO reason with why this failure is known" in out
+    assert len(out.strip().splitlines()) == 1
+    b.write_text(b.read_text().replace('"TODO: ', '"5-D path broken (BUG-7): '))
     code, out = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--baseline", str(b), "--strict")
     assert code == 0 and "1 xfail" in out
 

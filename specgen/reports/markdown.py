@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from specgen.reports.common import COLUMNS, failing, failure_lines, summary_rows, unsupported_groups
+from specgen.reports.common import COLUMNS, failing, failure_lines, shorten, summary_rows, unsupported_groups
 
 GITHUB_COMMENT_MAX = 65536
 LIMIT = 60000  # stay clearly under GITHUB_COMMENT_MAX
@@ -20,20 +20,6 @@ EXAMPLES = 3  # example ids per known-failure reason
 
 def _esc(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def shorten(text: str, width: int) -> str:
-    """``text`` on one line, at most ``width`` characters; when it must be cut, the cut is at a word
-    or field boundary (never inside a number or hex value) and ends with "…"."""
-    text = " ".join(str(text).split())
-    if len(text) <= width:
-        return text
-    head = text[:width - 1]
-    cut = max(head.rfind(" "), head.rfind(","), head.rfind(";"))
-    if cut > 0:  # a single token longer than width is the only thing ever cut inside
-        head = head[:cut]
-    head = head.rstrip(" ,;:([{=")
-    return head + "…"
 
 
 def _summary_text(text: str, width: int) -> str:

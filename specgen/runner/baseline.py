@@ -16,6 +16,7 @@ no case of the run are reported.
 from __future__ import annotations
 
 import fnmatch
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,6 +98,9 @@ class Baseline:
                 raise BaselineError(f"{where}: 'case' (a case-id glob) is required")
             if not isinstance(reason, str) or not reason.strip():
                 raise BaselineError(f"{where}: entry {pattern!r} has no reason; every known failure needs one")
+            if reason.strip().upper().startswith("TODO"):
+                raise BaselineError(f"{where}: entry {pattern!r} has a placeholder reason: "
+                                    f"replace the TODO reason with why this failure is known")
             entries.append(Entry(pattern.strip(), " ".join(reason.split()), line))
         adapter = doc.get("adapter")
         return cls(entries, path, str(adapter) if adapter is not None else None)
@@ -129,16 +133,22 @@ class Baseline:
 
 
 def from_results(results, adapter: str | None = None) -> str:
-    """A baseline file (text) listing every failing case of a run, for a first gate."""
-    lines = ["# Known failures (specgen run --baseline). Every entry needs a reason; replace the placeholders."]
+    """A baseline file (text) listing every failing case of a run, for a first gate. A case the run's
+    baseline already explained keeps that reason; every other entry gets ``"TODO: <failure>"``,
+    which loading refuses until a person writes why the failure is known."""
+    from specgen.reports.common import shorten
+
+    lines = ["# Known failures (specgen run --baseline). Every entry needs a reason: replace each",
+             "# 'TODO: ...' with why the failure is known (a bug link, a decision); until then this",
+             "# file is refused as a baseline."]
     if adapter:
-        lines.append(f"adapter: {adapter}")
+        lines.append(f"adapter: {json.dumps(adapter)}")
     lines.append("known_failures:")
     failing = [r for r in results if r.verdict in FAILING or r.verdict == XFAIL]
     if not failing:
         lines[-1] = "known_failures: []"
     for r in failing:
-        reason = (r.baseline or r.reason).replace('"', "'")
-        lines.append(f'  - case: "{r.case_id}"')
-        lines.append(f'    reason: "{reason[:200]}"')
+        reason = r.baseline if r.baseline else f"TODO: {shorten(r.reason, 120)}"
+        lines.append(f"  - case: {json.dumps(r.case_id, ensure_ascii=False)}")  # JSON strings are YAML strings
+        lines.append(f"    reason: {json.dumps(reason, ensure_ascii=False)}")
     return "\n".join(lines) + "\n"
