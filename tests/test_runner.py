@@ -125,6 +125,28 @@ def test_claimed_dtype_that_errors_fails_and_unclaimed_dtype_that_works_is_repor
     assert (probe.op, probe.dtype, probe.outcome) == ("hard_sigmoid", "float16", "works")
 
 
+def test_a_group_the_adapter_explains_is_reported_not_probed():
+    cases = [case("hard_sigmoid", dtype="float32"), case("hard_sigmoid", dtype="float16")]
+    run = runner_for(fa.Float32OnlyExplained).run(cases)
+    got = {r.dtype: r for r in run.results}
+    assert got["float16"].verdict == UNSUPPORTED
+    assert got["float16"].reason.endswith("; the adapter says: float16 kernel not built in this configuration")
+    assert run.probes == []
+
+
+def test_an_unclaimed_version_is_probed_with_its_smallest_case_and_an_unclaimed_op_is_not():
+    cases = [case("hard_sigmoid", version="6", shape=(2, 3), name="small"),
+             case("hard_sigmoid", version="6", shape=(4, 5, 6), name="big"),
+             case("hard_sigmoid", version="22"), case("shrink", version="9")]
+    run = runner_for(fa.Version22Only).run(cases)
+    assert [r.verdict for r in run.results] == [UNSUPPORTED, UNSUPPORTED, PASS, UNSUPPORTED]
+    assert run.results[0].reason == "hard_sigmoid onnx-6 is not claimed"
+    (probe,) = run.probes  # shrink: the adapter claims nothing of it in onnx
+    assert (probe.op, probe.version, probe.dtype, probe.outcome, probe.cases) == ("hard_sigmoid", "6", "float32", "works", 2)
+    assert probe.case_id == "hard_sigmoid/onnx-6/float32/rank2/small"
+    assert runner_for(fa.Version22Only, probe=False).run(cases).probes == []
+
+
 def test_attribute_limited_claim_runs_only_matching_cases():
     sixth = case("hard_sigmoid", attributes={"alpha": 1 / 6, "beta": 0.5}, name="sixth")
     other = case("hard_sigmoid", name="defaults")

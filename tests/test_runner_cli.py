@@ -164,3 +164,15 @@ def test_a_write_error_after_the_run_is_one_line_and_exit_2(corpus, tmp_path, mo
     assert res.exit_code == 2
     assert f"run: cannot write --json {tmp_path / 'r.json'}: No space left on device" in res.output
     assert "Traceback" not in res.output
+
+
+def test_quiet_hides_the_group_table_and_the_probe_list(corpus):
+    code, out = run("--adapter", "fake_adapters:Float32Only", "--corpus", corpus, "--op", "hard_sigmoid")
+    assert code == 0
+    assert "op            standard" in out and "unclaimed (op, version, dtype) groups probed (1 work although not claimed):" in out
+    assert "  hard_sigmoid onnx-22 float16: works: ran and passed although not claimed" in out
+    code, out = run("--adapter", "fake_adapters:Float32Only", "--corpus", corpus, "--op", "hard_sigmoid", "-q")
+    assert code == 0 and "op            standard" not in out and "works: ran and passed" not in out
+    assert "1 unclaimed (op, version, dtype) group(s) probed, 1 work although not claimed (listed without -q" in out
+    code, out = run("--adapter", "fake_adapters:Float32Only", "--corpus", corpus, "--op", "hard_sigmoid", "--no-probe")
+    assert "probed" not in out

@@ -67,8 +67,11 @@ def _write(path: str, text: str) -> None:
 @click.option("--strict", is_flag=True, help="Known failures that now pass (xpass) fail the run.")
 @click.option("--write-baseline", type=click.Path(), help="Write a baseline listing this run's failures.")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
-@click.option("--no-probe", is_flag=True, help="Do not probe unclaimed dtypes.")
-@click.option("--quiet", "-q", is_flag=True, help="Only the counts line and failures.")
+@click.option("--no-probe", is_flag=True,
+              help="Do not run the smallest case of unclaimed (op, version, dtype) groups to see whether they work anyway.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No group table and no probe list (one line counts the probes); failures, xpasses, stale baseline "
+                   "entries, warnings and the counts line are still printed.")
 def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, isolate, timeout, json_path,
         junit_path, markdown_path, baseline_path, strict, write_baseline, progress, no_probe, quiet):
     """Run the vector corpus through an adapter and judge every case."""
@@ -125,7 +128,7 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, i
     runner = Runner(loaded, specs, isolate=isolate, timeout=timeout, corpus=corpus,
                     progress=progress_printer() if show else None, probe=not no_probe)
     result = runner.run(cases, baseline=baseline, strict=strict, filters=filters.describe())
-    click.echo(terminal.render(result, table=not quiet))
+    click.echo(terminal.render(result, quiet=quiet))
     writes = [("--json", json_path, json_report.render), ("--junit", junit_path, junit.render),
               ("--markdown", markdown_path, markdown.render),
               ("--write-baseline", write_baseline, lambda r: from_results(r.results, loaded.name))]

@@ -4,8 +4,12 @@ from __future__ import annotations
 from specgen.reports.common import COLUMNS, failing, failure_lines, summary_rows
 
 
-def render(run, max_failures: int = 50, table: bool = True) -> str:
-    show_table = table
+MAX_FAILURES = 50  # failures shown in full; the rest are counted (docs/runner.md)
+
+
+def render(run, max_failures: int = MAX_FAILURES, table: bool = True, quiet: bool = False) -> str:
+    """The summary. ``quiet`` (-q): no group table and no probe list (one line counting the probes)."""
+    show_table = table and not quiet
     rows = summary_rows(run)
     head = ("op", "standard", "dtype") + COLUMNS
     table = [head] + [(g[0], g[1], g[2]) + tuple(str(c[v]) if c[v] else "." for v in COLUMNS) for g, c in rows]
@@ -36,7 +40,11 @@ def render(run, max_failures: int = 50, table: bool = True) -> str:
             where = f" (line {e['line']})" if e.get("line") else ""
             out.append(f"  {e['case']}{where}: {e['reason']}")
     works = [p for p in run.probes if p.outcome == "works"]
-    if run.probes:
+    if run.probes and quiet:
+        out.append("")
+        out.append(f"{len(run.probes)} unclaimed (op, version, dtype) group(s) probed, {len(works)} work although "
+                   f"not claimed (listed without -q, and in --json/--markdown)")
+    elif run.probes:
         out.append("")
         out.append(f"unclaimed (op, version, dtype) groups probed ({len(works)} work although not claimed):")
         for p in run.probes:

@@ -551,9 +551,16 @@ class Runner:
         return run
 
     def _probe(self, cases, results) -> list[Probe]:
-        """For each (op, standard-version, dtype) whose positive cases were all unsupported only
-        because the dtype or the version is not claimed (in a standard where the adapter claims the
-        op), run one small case anyway and report what happened."""
+        """Claims checked against behaviour from the other side: each (op, standard-version, dtype)
+        group is probed when
+          - the adapter claims the op in that standard (some version, or standard "*"),
+          - every positive dense, not-in-place case of the group is unsupported only because its
+            dtype or its version is not claimed (not rank, attribute, size), and
+          - the adapter does not explain the group (``why_unclaimed``): an explanation, such as the
+            error onnxruntime gave when the adapter tried the group at load, is reported instead.
+        The probe runs the group's smallest case (fewest elements, then id) ignoring the claims:
+        "works" means that case passed, "runs but fails" that it ran out of bound, "does not run"
+        that the backend declined, rejected or crashed."""
         groups: dict[tuple, list] = {}
         for case, r in zip(cases, results):
             if r.kind != "positive" or case.in_place or any(s is not None for s in (getattr(case, "strides", None) or {}).values()):
@@ -565,10 +572,10 @@ class Runner:
         for key, members in groups.items():
             if (key[0], key[1]) not in claimed_pairs and (key[0], "*") not in claimed_pairs:
                 continue  # the adapter claims nothing of this op in this standard: nothing to probe
-            if not all(r.verdict == UNSUPPORTED and (r.reason.startswith("dtype ") or
-                                                    r.reason.split(":")[0].endswith(" is not claimed"))
-                       for _, r in members):
-                continue
+            not_claimed = f"{key[0]} {key[1]}-{key[2]} is not claimed"
+            if not all(r.verdict == UNSUPPORTED and (r.reason.startswith("dtype ") or r.reason == not_claimed)
+                       and "; the adapter says: " not in r.reason for _, r in members):
+                continue  # some case is claimed, or unsupported for another reason, or explained by the adapter
             case = min((c for c, _ in members), key=lambda c: (int(np.prod(next(iter(c.shapes.values()), [1]))), c.id))
             r = self.run_case(case, ignore_claims=True)
             msg = r.reason

@@ -223,6 +223,21 @@ class Float32Only(Correct):
                 for op in self.ops for std in ("onnx", "directml")]
 
 
+class Float32OnlyExplained(Float32Only):
+    """Float32Only whose adapter explains float16 (as onnxruntime explains what it tried at load):
+    the explanation is reported instead of probing."""
+
+    def why_unclaimed(self, op, standard, version, dtype):
+        return "float16 kernel not built in this configuration" if dtype == "float16" else None
+
+
+class Version22Only(Correct):
+    """Claims ONNX HardSigmoid-22 only, though the same kernel serves opset 6 (a probe should say so)."""
+
+    def claims(self):
+        return [Claim(op="hard_sigmoid", standard="onnx", versions=("22",), dtypes=FLOATS)]
+
+
 class Segfaulting(Correct):
     """Kills its own process (as a native crash would). Only for --isolate."""
 
