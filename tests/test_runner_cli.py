@@ -100,7 +100,7 @@ def test_usage_errors(corpus, args, code, message):
 
 def test_missing_corpus_and_bad_baseline_exit_2(tmp_path, corpus):
     code, out = run("--adapter", "fake_adapters:Correct", "--corpus", str(tmp_path / "none"))
-    assert code == 2 and "manifest.json" in out
+    assert code == 2 and "manifest.json" in out and "vectors/manifest.json as in a `specgen generate --out DIR`" in out
     b = tmp_path / "b.yaml"
     b.write_text("known_failures:\n  - case: x\n")
     code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--baseline", str(b))
@@ -123,7 +123,8 @@ def test_timeout_isolates_a_hanging_adapter(corpus, monkeypatch):
     code, out = run("--adapter", "fake_adapters:Hanging", "--corpus", corpus, "--case", "*/rank5", "--timeout", "1")
     assert code == 1
     assert "ERROR hard_sigmoid/directml-3_0/float32/rank5/rank5" in out and "timed out after 1 s" in out
-    assert "--isolate" in out.split("re-run:")[1]
+    rerun = out.split("re-run:")[1].splitlines()[0]
+    assert rerun.endswith("--isolate --timeout 1")
 
 
 def test_write_baseline_then_gate_on_it(corpus, tmp_path):
@@ -176,3 +177,9 @@ def test_quiet_hides_the_group_table_and_the_probe_list(corpus):
     assert "1 unclaimed (op, version, dtype) group(s) probed, 1 work although not claimed (listed without -q" in out
     code, out = run("--adapter", "fake_adapters:Float32Only", "--corpus", corpus, "--op", "hard_sigmoid", "--no-probe")
     assert "probed" not in out
+
+
+def test_corpus_may_be_a_generate_out_directory(tmp_path):
+    write_corpus(tmp_path / "vectors", standard_set())
+    code, out = run("--adapter", "fake_adapters:Correct", "--corpus", str(tmp_path))
+    assert code == 0 and "11 pass" in out

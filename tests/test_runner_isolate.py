@@ -28,4 +28,15 @@ def test_isolated_hang_times_out_and_segfault_is_reported_and_the_run_goes_on(mo
     assert got["ok-before"].verdict == PASS and got["ok-after"].verdict == PASS
     assert got["hangs"].verdict == ERROR and got["hangs"].reason.startswith("timed out after 1.5 s")
     assert got["segfaults"].verdict == ERROR and "signal 11" in got["segfaults"].reason
-    assert got["hangs"].rerun.endswith("--isolate")
+    assert got["hangs"].rerun.endswith("--isolate --timeout 1.5")
+
+
+def test_the_rerun_of_a_timed_out_case_carries_the_timeout_even_when_it_was_the_default(monkeypatch):
+    monkeypatch.setenv("SPECGEN_FAKE_HANG_OK", "1")
+    cases = [case("hard_sigmoid", name="ok-before"), case("hard_sigmoid", dtype="float16", name="hangs")]
+    runner = Runner(load_object("hang", "fake_adapters:HangsOrCrashes"), SPECS, compare=COMPARE, isolate=True)
+    assert runner.timeout == 60.0
+    runner.timeout = 1.0  # the --isolate default, shortened for the test
+    got = {r.case_id.split("/")[-1]: r for r in runner.run(cases).results}
+    assert got["hangs"].verdict == ERROR and got["hangs"].rerun.endswith("--isolate --timeout 1")
+    assert got["ok-before"].rerun.endswith("--isolate")

@@ -92,8 +92,11 @@ def load_cases(corpus_dir: str | Path | None = None) -> list:
         from specgen.vectors import load_corpus
     except ImportError as exc:
         raise CorpusError(f"specgen.vectors is not available ({exc}); the corpus cannot be read") from exc
+    if not (directory / "manifest.json").is_file() and (directory / "vectors" / "manifest.json").is_file():
+        directory = directory / "vectors"  # a `specgen generate --out DIR` directory: its corpus is DIR/vectors
     if not (directory / "manifest.json").is_file():
-        raise CorpusError(f"no corpus at {directory} (no manifest.json); run `specgen generate` first")
+        raise CorpusError(f"no corpus at {directory} (no manifest.json, nor vectors/manifest.json as in a "
+                          f"`specgen generate --out DIR` directory); run `specgen generate` first")
     try:
         corpus = load_corpus(directory)
     except Exception as exc:

@@ -348,12 +348,17 @@ def _obj_to_data(value):
 # The runner
 
 
-def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate: bool = False) -> str:
+def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate: bool = False,
+                  timeout: float | None = None) -> str:
+    """The command that re-runs exactly one case; ``timeout`` (a case that timed out, or a run with an
+    explicit --timeout) is passed on so that the re-run judges it the same way."""
     cmd = f"specgen run --adapter {shlex.quote(adapter)} --case {shlex.quote(case_id)}"
     if corpus:
         cmd += f" --corpus {shlex.quote(str(corpus))}"
     if isolate:
         cmd += " --isolate"
+    if timeout is not None:
+        cmd += f" --timeout {timeout:g}"
     return cmd
 
 
@@ -373,6 +378,7 @@ class Runner:
         self._compare = compare
         self.isolate = isolate or timeout is not None
         self.timeout = timeout if timeout is not None else (60.0 if isolate else None)
+        self._timeout_given = timeout is not None
         self.corpus = corpus
         self.progress = progress
         self.probe = probe
@@ -414,7 +420,8 @@ class Runner:
         first = next(iter(shapes.values()), [])
         return Result(case_id=case.id, op=case.op, standard=case.standard, version=str(case.version),
                       dtype=case.dtype, kind=getattr(case, "kind", "positive"), verdict=verdict, reason=reason,
-                      rerun=rerun_command(self.name, case.id, self.corpus, self.isolate),
+                      rerun=rerun_command(self.name, case.id, self.corpus, self.isolate,
+                                          self.timeout if self._timeout_given or "timed out after" in reason else None),
                       in_place=bool(case.in_place), strided=any(s is not None for s in strides.values()),
                       shape=list(first), tags=list(getattr(case, "tags", ()) or ()), **kw)
 
