@@ -93,7 +93,7 @@ def test_torch_adapter_claims_the_subsets_and_judges_hardsigmoid_honestly():
     for name in ("sixth-float16", "sixth-bfloat16", "soft", "hard", "softsign"):
         assert got[name].verdict == PASS, (name, got[name].reason)
     # torch's slope is exactly 1/6 ((x + 3) / 6), the claim's is float32(1/6) = 1/6 + 5e-9: in float32
-    # the difference shows (about 1 ULP mid-range, hundreds of ULP near x = -3 where the output is
+    # the difference shows (about 1 ULP mid-range, millions of ULP near x = -3 where the output is
     # tiny) and the model fails it; in float16 and bfloat16 it is far below half an ULP
     r = got["sixth-float32"]
     assert r.verdict == FAIL and "ULP > bound" in r.reason

@@ -127,3 +127,10 @@ def test_summaries_are_shortened_at_a_boundary_never_inside_a_token():
     assert run.results[0].reason.startswith(kept) and run.results[0].reason[len(kept)] in " ,;:(["
     assert markdown.shorten("a b c", 10) == "a b c"
     assert markdown.shorten("alpha beta 0x3fe4ccccbfffffff", 20) == "alpha beta…"
+
+
+def test_terminal_shows_the_first_50_failures_and_counts_the_rest():
+    run = _many_failures(142, reason_len=80)
+    text = terminal.render(run, quiet=True)
+    assert text.count("\nFAIL ") == terminal.MAX_FAILURES == 50
+    assert "... and 92 more (see --json/--markdown)" in text
