@@ -152,7 +152,8 @@ def test_an_unwritable_report_path_is_refused_before_the_run(corpus, tmp_path, o
         assert len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
         assert "specgen run: adapter" not in res.output  # nothing ran
     code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, option, str(tmp_path / "new" / "dir" / "r"))
-    assert code == 0 and (tmp_path / "new" / "dir" / "r").is_file()
+    assert code == 0, out
+    assert (tmp_path / "new" / "dir" / "r").is_file()
 
 
 def test_a_write_error_after_the_run_is_one_line_and_exit_2(corpus, tmp_path, monkeypatch):

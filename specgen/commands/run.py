@@ -68,7 +68,8 @@ def _write(path: str, text: str) -> None:
 @click.option("--write-baseline", type=click.Path(), help="Write a baseline listing this run's failures.")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("--no-probe", is_flag=True,
-              help="Do not run the smallest case of unclaimed (op, version, dtype) groups to see whether they work anyway.")
+              help="Do not probe. By default the smallest case of each (op, version, dtype) group left unsupported only "
+                   "by an unclaimed dtype or version, and not explained by the adapter, runs to see whether it works.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No group table and no probe list (one line counts the probes); failures, xpasses, stale baseline "
                    "entries, warnings and the counts line are still printed.")

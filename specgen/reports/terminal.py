@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from specgen.reports.common import COLUMNS, failing, failure_lines, summary_rows
 
-
 MAX_FAILURES = 50  # failures shown in full; the rest are counted (docs/runner.md)
 
 
