@@ -56,13 +56,14 @@ def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_repor
     if os.environ.get("SPECGEN_UPDATE_REPORTS") == "1":
         REPORT.write_text(preface + MARK + "\n" + generated)
         return
-    same = _skeleton(generated) == _skeleton(committed)
-    if not same and _version(generated) != _version(committed):
+    now, then = _skeleton(generated), _skeleton(committed)
+    if now != then and _version(generated) != _version(committed):
         # Another onnxruntime release that behaves differently is news, not a broken checkout: the
         # gate above still held (no new failure), so say what changed instead of failing CI.
-        pytest.skip(f"report made with {_version(committed)}, {_version(generated)} differs from it "
+        first = next((f"{a!r} was {b!r}" for a, b in zip(now, then) if a != b), f"{len(now)} lines were {len(then)}")
+        pytest.skip(f"report made with {_version(committed)}, {_version(generated)} differs from it: {first} "
                     "(see this module's docstring to regenerate)")
-    assert same, "docs/onnxruntime-report.md is stale (see this module's docstring)"
+    assert now == then, "docs/onnxruntime-report.md is stale (see this module's docstring)"
 
 
 def test_onnxruntime_full_corpus_markdown_without_the_baseline_fits_a_pr_comment_and_names_every_failure(tmp_path, monkeypatch):
