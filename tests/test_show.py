@@ -190,12 +190,12 @@ def test_unknown_operator_exits_2_with_one_line_naming_the_operators(specs):
 
 
 def test_unknown_standard_exits_2_with_one_line_naming_the_standards():
-    result = show("hard_sigmoid", "--standard", "webnn")
+    result = show("hard_sigmoid", "--standard", "coreml")
     assert result.exit_code == 2
-    assert result.stderr.splitlines() == ["show: hard_sigmoid has no standard 'webnn'; it has: directml, onnx, onednn"]
+    assert result.stderr.splitlines() == ["show: hard_sigmoid has no standard 'coreml'; it has: directml, onnx, onednn, webnn"]
     result = show("softsign", "--standard", "onednn")
     assert result.exit_code == 2
-    assert result.stderr.splitlines() == ["show: softsign has no standard 'onednn'; it has: directml, onnx"]
+    assert result.stderr.splitlines() == ["show: softsign has no standard 'onednn'; it has: directml, onnx, webnn"]
 
 
 def test_list_shows_operators_with_standards_and_versions(specs):
@@ -205,7 +205,7 @@ def test_list_shows_operators_with_standards_and_versions(specs):
     assert lines[0].split() == ["OPERATOR", "NAME", "STANDARDS", "(VERSIONS)"]
     assert [ln.split()[0] for ln in lines[1:]] == list(specs)
     row = next(ln for ln in lines if ln.startswith("hard_sigmoid "))
-    assert row.split(None, 2)[2] == "directml (1_0, 2_0, 3_0); onnx (1, 6, 22); onednn (current)"
+    assert row.split(None, 2)[2] == "directml (1_0, 2_0, 3_0); onnx (1, 6, 22); onednn (current); webnn (2026-06-26)"
 
 
 # ----------------------------------------------------------------------------- the formula as pages spell it

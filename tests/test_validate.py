@@ -84,7 +84,7 @@ def test_sizes_and_strides():
 
 
 def test_unknown_standard_and_version():
-    assert "no standard 'webnn'" in hs("webnn", "1", call(), {})[0]
+    assert "no standard 'coreml'" in hs("coreml", "1", call(), {})[0]
     assert "no opset version '7'" in hs("onnx", "7", call(), {})[0]
 
 

@@ -26,16 +26,21 @@ ATTRIBUTES = ['alpha', 'beta']
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
 DEFAULTS = {'directml': {'alpha': 0.20000000298023224, 'beta': 0.5},
  'onnx': {'alpha': 0.20000000298023224, 'beta': 0.5},
- 'onednn': {'alpha': None, 'beta': None}}
+ 'onednn': {'alpha': None, 'beta': None},
+ 'webnn': {'alpha': 0.20000000298023224, 'beta': 0.5}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'onednn': 'none'}
+DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'onednn': 'none', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'directml': {'1_0': ['float32', 'float16'], '2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']},
  'onnx': {'1': ['float64', 'float32', 'float16'],
           '6': ['float64', 'float32', 'float16'],
           '22': ['bfloat16', 'float64', 'float32', 'float16']},
- 'onednn': {'current': ['float32', 'bfloat16', 'float16']}}
+ 'onednn': {'current': ['float32', 'bfloat16', 'float16']},
+ 'webnn': {'2026-06-26': ['float32', 'float16']}}
+# Standards that cast attribute values to the input's data type before use (WebNN); the others
+# use the float32 value.
+CAST_TO_INPUT = ['webnn']
 
 
 def _formula(x, alpha, beta):
@@ -43,16 +48,18 @@ def _formula(x, alpha, beta):
 
 
 # The formula each standard defines.
-FORMULA = {'directml': _formula, 'onnx': _formula, 'onednn': _formula}
+FORMULA = {'directml': _formula, 'onnx': _formula, 'onednn': _formula, 'webnn': _formula}
 
 
 def hard_sigmoid(x, alpha=None, beta=None, *, standard='onnx', version=None):
-    """HardSigmoid of ``x`` as ``standard`` (directml, onnx, onednn) defines it; ``version``
+    """HardSigmoid of ``x`` as ``standard`` (directml, onnx, onednn, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     x = np.asarray(x)
     attrs = _attributes(standard, {'alpha': alpha, 'beta': beta})
     _check_dtype(standard, version, x.dtype)
+    if standard in CAST_TO_INPUT and x.dtype.kind == "f":
+        attrs = {k: float(np.float64(v).astype(x.dtype)) for k, v in attrs.items()}
     formula = FORMULA[standard]
     with np.errstate(all="ignore"):
         wide = x.astype(np.float64)

@@ -47,6 +47,9 @@ DTYPES = {'directml': {'2_0': ['float32', 'float16'],
                 'float16',
                 'float32',
                 'float64']}}
+# Standards that cast attribute values to the input's data type before use (WebNN); the others
+# use the float32 value.
+CAST_TO_INPUT = []
 # How exact results become integers (the spec's stored integer_rounding outcome).
 INTEGER_ROUNDING = 'toward_zero'
 
@@ -80,6 +83,8 @@ def shrink(x, bias=None, threshold=None, *, standard='onnx', version=None):
     x = np.asarray(x)
     attrs = _attributes(standard, {'bias': bias, 'threshold': threshold})
     _check_dtype(standard, version, x.dtype)
+    if standard in CAST_TO_INPUT and x.dtype.kind == "f":
+        attrs = {k: float(np.float64(v).astype(x.dtype)) for k, v in attrs.items()}
     if x.dtype.kind in "iu":
         return _integer(x, attrs, FORMULA_EXACT[standard])
     formula = FORMULA[standard]

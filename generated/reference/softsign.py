@@ -24,13 +24,17 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 OPERATOR = 'Softsign'
 ATTRIBUTES = []
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'directml': {}, 'onnx': {}}
+DEFAULTS = {'directml': {}, 'onnx': {}, 'webnn': {}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied'}
+DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'directml': {'1_0': ['float32', 'float16'], '2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']},
- 'onnx': {'1': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']}}
+ 'onnx': {'1': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']},
+ 'webnn': {'2026-06-26': ['float32', 'float16']}}
+# Standards that cast attribute values to the input's data type before use (WebNN); the others
+# use the float32 value.
+CAST_TO_INPUT = ['webnn']
 
 
 def _formula(x):
@@ -38,16 +42,18 @@ def _formula(x):
 
 
 # The formula each standard defines.
-FORMULA = {'directml': _formula, 'onnx': _formula}
+FORMULA = {'directml': _formula, 'onnx': _formula, 'webnn': _formula}
 
 
 def softsign(x, *, standard='onnx', version=None):
-    """Softsign of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
+    """Softsign of ``x`` as ``standard`` (directml, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     x = np.asarray(x)
     attrs = _attributes(standard, {})
     _check_dtype(standard, version, x.dtype)
+    if standard in CAST_TO_INPUT and x.dtype.kind == "f":
+        attrs = {k: float(np.float64(v).astype(x.dtype)) for k, v in attrs.items()}
     formula = FORMULA[standard]
     with np.errstate(all="ignore"):
         wide = x.astype(np.float64)

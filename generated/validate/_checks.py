@@ -138,6 +138,8 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
     extra_here = row["extra_attributes"]
     names.update({k: k for k in extra_here})
     attrs, unknown = _by_op_name(attributes, names)
+    if std.get("unknown_attributes") == "ignored":
+        unknown = []  # WebIDL dictionaries (WebNN's options) skip members they do not define
     for key in unknown:
         elsewhere = [v for v, r in std["versions"].items() if key in r["extra_attributes"]]
         if elsewhere:

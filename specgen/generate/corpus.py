@@ -144,7 +144,7 @@ class OpCorpus:
         values = np.asarray(values, dtype=dt.get(dtype).numpy)
         shape = list(shape) if shape is not None else _fit_rank([values.size], rank)
         x = values.reshape(shape)
-        g = golden(spec, {self.x: x}, aset.values, dtype, std.key)
+        g = golden(spec, {self.x: x}, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
         if g.overflow.any():
             raise AssertionError(f"{case_id}: integer overflow in designed values")
         given = [] if (aset.default and std.attribute_defaults == "applied") else list(aset.values)
@@ -165,11 +165,11 @@ class OpCorpus:
         """Drop integer inputs whose result overflows (the spec leaves overflow unspecified)."""
         if dt.get(dtype).is_float or len(values) == 0:
             return values
-        g = golden(self.spec, {self.x: values}, aset.values, dtype, std.key)
+        g = golden(self.spec, {self.x: values}, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
         return values[~g.overflow]
 
     def pool(self, aset, dtype, std, case_id) -> np.ndarray:
-        design = analyse_formula(self.spec, aset.values)
+        design = analyse_formula(self.spec, std.info.cast_attributes(aset.values, dtype))
         vals = np.concatenate([breakpoint_values(design, dtype), specials(dtype),
                                region_values(design, dtype, PER_REGION, Stream(case_id))])
         return self._no_overflow(_unique(vals, dtype), aset, dtype, std)
@@ -189,7 +189,8 @@ class OpCorpus:
         prefix = f"{spec.id}/{std.key}-{ver.version}/{dtype}"
         sets = attribute_sets(spec, std.key)
         for aset in sets:
-            design = analyse_formula(spec, aset.values)
+            # the values the standard computes with (WebNN casts options to the input's data type)
+            design = analyse_formula(spec, std.info.cast_attributes(aset.values, dtype))
             for u in design.unsolved:
                 if u not in self.stats.unsolved:
                     self.stats.unsolved.append(u)
@@ -325,7 +326,9 @@ def negative_probes(spec, std, ver, x: str, y: str) -> list[Probe]:
                 value = [] if e.type in ("ints", "floats") else 0
                 out.append(Probe(f"attribute-{e.name}", "version-attribute", call(), {**attrs, e.name: value}))
                 here.add(e.name)
-    out.append(Probe(f"attribute-{EXTRA_PROBE_ATTRIBUTE}", "unknown-attribute", call(), {**attrs, EXTRA_PROBE_ATTRIBUTE: 1.0}))
+    if std.info.unknown_attributes == "rejected":  # WebNN: WebIDL dictionaries ignore unknown members
+        out.append(Probe(f"attribute-{EXTRA_PROBE_ATTRIBUTE}", "unknown-attribute", call(),
+                         {**attrs, EXTRA_PROBE_ATTRIBUTE: 1.0}))
     layout = rules.layout(std.info)
     if base and not layout["zero_sizes"]:
         z = base[:-1] + [0]
@@ -374,7 +377,7 @@ def exhaustive_cases(spec, writer: CorpusWriter) -> int:
                 shape = _fit_rank([256, 256], rank)
                 values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
                 aset = attribute_sets(spec, std.key)[0]
-                g = golden(spec, {x: values}, aset.values, dtype, std.key)
+                g = golden(spec, {x: values}, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
                 given = [] if (aset.default and std.attribute_defaults == "applied") else list(aset.values)
                 writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
                            op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",

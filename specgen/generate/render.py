@@ -79,6 +79,7 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "command": COMMAND, "sources": spec_source(spec), "op": spec, "input": x, "attributes": attrs,
         "defaults": {k: s.defaults() for k, s in spec.standards.items()},
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
+        "cast_to_input": [k for k, s in spec.standards.items() if s.info.attribute_cast == "input"],
         "dtypes": {k: {v.version: list(v.dtypes(x)) for v in s.versions} for k, s in spec.standards.items()},
         "integer_dtypes": integer, "integer_rounding": rounding,
         "integer_converter": _INT_CONVERTERS.get(rounding, "int"),
@@ -146,6 +147,7 @@ def validation_tables(spec) -> tuple[dict, dict]:
             "required": required,
             "constraints": [[list(c.tensors), list(c.same)] for c in s.constraints],
             "strides": layout["strides"], "zero_sizes": layout["zero_sizes"],
+            "unknown_attributes": s.info.unknown_attributes,
             "versions": {v.version: {
                 "tensors": {t: {"dtypes": list(sup.dtypes),
                                 "ranks": None if sup.ranks.unspecified else [sup.ranks.min or 0, sup.ranks.max]}

@@ -144,7 +144,7 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
             expected, actual) -> Comparison:
     """Judge ``actual`` against the spec for one case; never raises for a wrong actual."""
     expected = np.asarray(expected)
-    attrs = resolve_attributes(spec, standard_key, attributes)
+    attrs = resolve_attributes(spec, standard_key, attributes, case_dtype)
     context = _context(spec, attrs, case_dtype, expected.shape)
     tol = spec.tolerance.get(case_dtype)
     metric = tol.metric if tol else ("model" if U.is_float(case_dtype) else "exact")
@@ -174,9 +174,12 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
     return result
 
 
-def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float]) -> dict[str, float]:
+def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float],
+                       dtype: str | None = None) -> dict[str, float]:
     """Attribute values by the operator's names, float32-rounded; the standard's names (ONNX's
-    ``lambd``) are accepted too, and missing attributes take the standard's default."""
+    ``lambd``) are accepted too, and missing attributes take the standard's default. With the
+    case's ``dtype``, the values are those the standard computes with (WebNN casts its options to
+    the input's data type: specs/_standards.yaml ``attribute_cast``)."""
     std = spec.standards.get(standard_key)
     rename = {b.name: b.attribute for b in std.attributes.values()} if std else {}
     out: dict[str, float] = {}
@@ -191,6 +194,8 @@ def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float])
     missing = [a for a in spec.attribute_names if a not in out]
     if missing:
         raise KeyError(f"{spec.id}: no value for attribute(s) {', '.join(missing)} and no {standard_key} default")
+    if std and dtype is not None:
+        out = std.info.cast_attributes(out, dtype)
     return out
 
 

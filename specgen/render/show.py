@@ -107,6 +107,7 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
             "extra_attributes": [{"name": e.name, "type": e.type, "required": e.required,
                                   "description": e.description} for e in v.extra_attributes],
             "facts": _facts(std, v),
+            "fact": dict(v.facts),
             "source": v.source,
         })
     in_name = tensor_names[spec.inputs[0].name]
@@ -138,6 +139,12 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
         "constraints": [_constraint_sentence(std, c, tensor_names) for c in std.constraints],
         "versions": versions,
         "version_kind": info.version_kind,
+        "attribute_cast": info.attribute_cast,
+        "unknown_attributes": info.unknown_attributes,
+        "rules_source": info.rules_source,
+        "layout_source": " ".join(info.layout_source.split()),
+        "strides": info.strides,
+        "zero_sizes": info.zero_sizes,
     }
 
 

@@ -104,7 +104,7 @@ def _kind(value) -> str:
 
 
 def _version_key(version: str) -> tuple:
-    parts = re.split(r"[_.]", version)
+    parts = re.split(r"[_.-]", version)  # 3_0, 1.2, and dated snapshots (2026-06-26)
     return tuple(int(p) if p.isdigit() else math.inf for p in parts)
 
 
@@ -126,7 +126,13 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
         if entry is None:
             continue
         c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
-                           "dtype_names", "tensor_type", "attribute_type_names", "layout"))
+                           "dtype_names", "tensor_type", "attribute_type_names", "layout"),
+               ("attribute_cast", "unknown_attributes", "rules_source"))
+        if entry.get("attribute_cast", "float32") not in ("float32", "input"):
+            c.err(kp + ("attribute_cast",), "must be float32 (attributes stored as float32) or input "
+                                            "(cast to the input tensor's data type)")
+        if entry.get("unknown_attributes", "rejected") not in ("rejected", "ignored"):
+            c.err(kp + ("unknown_attributes",), "must be rejected or ignored")
         layout = c.mapping(entry.get("layout"), kp + ("layout",)) or {}
         c.keys(layout, kp + ("layout",), ("strides", "zero_sizes", "source"))
         for flag in ("strides", "zero_sizes"):
@@ -150,7 +156,10 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   tensor_type=entry["tensor_type"],
                                   attribute_type_names=dict(entry["attribute_type_names"] or {}),
                                   strides=layout["strides"], zero_sizes=layout["zero_sizes"],
-                                  layout_source=str(layout.get("source", "")))
+                                  layout_source=str(layout.get("source", "")),
+                                  attribute_cast=entry.get("attribute_cast", "float32"),
+                                  unknown_attributes=entry.get("unknown_attributes", "rejected"),
+                                  rules_source=" ".join(str(entry.get("rules_source", "")).split()))
     if c.problems:
         raise SpecError(c.problems)
     return out

@@ -142,6 +142,26 @@ class StandardInfo:
     strides: bool = False  # tensors may be strided (non-contiguous)
     zero_sizes: bool = True  # a dimension of size 0 is legal
     layout_source: str = ""
+    # How attribute values reach the computation: "float32" (DirectML, ONNX and oneDNN store them
+    # as 32-bit floats) or "input" (WebNN casts each option to the input tensor's data type).
+    attribute_cast: str = "float32"
+    # An attribute the operator does not have: "rejected", or "ignored" (WebNN options are WebIDL
+    # dictionaries, whose unknown members are skipped).
+    unknown_attributes: str = "rejected"
+    rules_source: str = ""
+
+    def cast_attributes(self, values, dtype: str) -> dict[str, float]:
+        """Attribute values as the standard computes with them for a tensor of ``dtype``: float32,
+        or (attribute_cast: input) rounded once more to ``dtype`` when it is a float type."""
+        out = {k: float(np.float32(v)) for k, v in values.items()}
+        if self.attribute_cast == "input":
+            from specgen import dtypes as _dt
+
+            d = _dt.DTYPES.get(dtype)
+            if d is not None and d.is_float:
+                with np.errstate(over="ignore"):
+                    out = {k: float(np.asarray(v, dtype=np.float64).astype(d.numpy)) for k, v in values.items()}
+        return out
 
     def label(self, version: str) -> str:
         return self.version_label.format(version=version)
