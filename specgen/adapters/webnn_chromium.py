@@ -103,14 +103,15 @@ window.__specgen = {
 
 
 def find_browser() -> Path | None:
-    """The chromium binary: $SPECGEN_WEBNN_CHROMIUM (its folder or the binary), ./.webnn-chromium,
-    the repository's .webnn-chromium (editable installs), ~/.cache/specgen/webnn-chromium."""
-    candidates = []
+    """The chromium binary: $SPECGEN_WEBNN_CHROMIUM (its folder or the binary; when set, the only
+    place looked at), else ./.webnn-chromium, the repository's .webnn-chromium (editable installs),
+    ~/.cache/specgen/webnn-chromium."""
     env = os.environ.get(ENV_DIR)
     if env:
-        candidates.append(Path(env))
-    candidates += [Path.cwd() / ".webnn-chromium", Path(__file__).resolve().parents[2] / ".webnn-chromium",
-                   Path.home() / ".cache" / "specgen" / "webnn-chromium"]
+        candidates = [Path(env)]
+    else:
+        candidates = [Path.cwd() / ".webnn-chromium", Path(__file__).resolve().parents[2] / ".webnn-chromium",
+                      Path.home() / ".cache" / "specgen" / "webnn-chromium"]
     for c in candidates:
         exe = c if c.is_file() else c / "chromium"
         if exe.is_file() and os.access(exe, os.X_OK):
@@ -333,19 +334,34 @@ class WebNNChromiumAdapter(Adapter):
         return {"operator": std.operator, "options": call.std_attributes(given_only=True),
                 "inputs": inputs, "outputs": outputs}
 
+    def _send(self, req: dict) -> dict:
+        """One graph in the page; the outputs' bytes by name, or Rejected with the WebNN exception."""
+        reply = self._page().evaluate(f"window.__specgen.run({json.dumps(req)})")
+        if not reply.get("ok"):
+            raise Rejected(f"{reply.get('stage')}: {reply.get('error')}")
+        return {k: base64.b64decode(v) for k, v in reply["outputs"].items()}
+
     def run(self, call):
         from specgen.dtypes import get
 
-        req = self._request(call)
-        page = self._page()
-        reply = page.evaluate(f"window.__specgen.run({json.dumps(req)})")
-        if not reply.get("ok"):
-            raise Rejected(f"{reply.get('stage')}: {reply.get('error')}")
+        got = self._send(self._request(call))
         out = {}
         for n, info in call.outputs.items():
-            raw = base64.b64decode(reply["outputs"][call.std_tensors[n]])
+            raw = got[call.std_tensors[n]]
             out[n] = np.frombuffer(raw, dtype=get(info.dtype).numpy).reshape(info.shape).copy()
         return out
+
+    def compute(self, operator: str, x: np.ndarray, options: dict | None = None) -> np.ndarray:
+        """One unary WebNN operator on ``x`` (float32 or float16) with ``options`` as given: for
+        probing behaviour outside the corpus (tests, reports). Raises Rejected as run() does."""
+        x = np.require(x, requirements="C")
+        webnn_type = {"float32": "float32", "float16": "float16"}[x.dtype.name]
+        req = {"operator": operator, "options": dict(options or {}),
+               "inputs": [{"name": "input", "dataType": webnn_type, "shape": list(x.shape),
+                           "data": base64.b64encode(x.tobytes()).decode()}],
+               "outputs": [{"name": "output", "dataType": webnn_type, "shape": list(x.shape)}]}
+        raw = self._send(req)["output"]
+        return np.frombuffer(raw, dtype=x.dtype).reshape(x.shape).copy()
 
     def accepts(self, call):
         if any(s is not None for s in call.strides.values()):
