@@ -1,4 +1,4 @@
-"""The README's two set-up commands are exactly what .ci/run executes."""
+"""The README's two set-up commands and its optional WebNN browser install are exactly what .ci/run executes."""
 import re
 from pathlib import Path
 
@@ -11,6 +11,14 @@ def _readme_commands():
     return re.findall(r"```sh\n(.+?)\n```", setup, flags=re.S)[:2]
 
 
+def _optional_browser_command():
+    text = (ROOT / "README.md").read_text()
+    optional = text.split("### Optional: WebNN in a real browser", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.+?)\n```", optional, flags=re.S)
+    assert len(commands) == 1 and "\n" not in commands[0], "the browser install is one command"
+    return commands[0]
+
+
 def test_readme_has_two_setup_commands():
     commands = _readme_commands()
     assert len(commands) == 2
@@ -20,4 +28,5 @@ def test_readme_has_two_setup_commands():
 def test_ci_runs_exactly_the_readme_commands():
     ci_lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines()
                 if ln.strip() and not ln.startswith("#") and not ln.startswith("set ") and not ln.startswith("cd ")]
-    assert ci_lines == _readme_commands()
+    setup, tests = _readme_commands()
+    assert ci_lines == [setup, _optional_browser_command(), tests]
