@@ -103,3 +103,18 @@ def test_show_renders_a_webnn_operator_section(op):
     else:
         assert "  MLOperand softsign(MLOperand input, optional MLOperatorOptions options = {});" in lines
         assert "output = input / (1 + abs(input))" in lines
+
+
+def test_standard_rules_are_validated(tmp_path):
+    from specgen.errors import SpecError
+    from specgen.spec.loader import load_standards
+
+    text = (ROOT / "specs" / "_standards.yaml").read_text()
+    bad = tmp_path / "_standards.yaml"
+    bad.write_text(text.replace("attribute_cast: input", "attribute_cast: bfloat16")
+                   .replace("unknown_attributes: ignored", "unknown_attributes: maybe"))
+    with pytest.raises(SpecError) as exc:
+        load_standards(bad)
+    message = str(exc.value)
+    assert "standards.webnn.attribute_cast: must be float32" in message
+    assert "standards.webnn.unknown_attributes: must be rejected or ignored" in message
