@@ -14,7 +14,7 @@ from specgen import dtypes as dt
 from specgen.generate import rules
 from specgen.generate.corpus import attribute_sets
 from specgen.generate.design import analyse_formula, region_index, regions
-from specgen.generate.floats import round_fraction, step
+from specgen.numerics.ulp import round_fraction, step
 from specgen.generate.tree import import_generated
 from specgen.spec.loader import load_all
 from specgen.vectors import load_corpus

@@ -31,7 +31,8 @@ from specgen.formula.breakpoints import NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
 from specgen.numerics.eft import two_prod_err, two_sum_err
-from specgen.generate.floats import int_range, round_float64, round_float64_int, round_fraction
+from specgen.numerics.ulp import int_range, round_float64_int, round_fraction
+from specgen.numerics.ulp import round_to as round_float64
 
 _INFLATE = 1.0 + 2.0 ** -49  # covers the rounding of the bound's own arithmetic
 _SAFE_MAX = 2.0 ** 995  # beyond this, splitting or products may overflow
