@@ -21,8 +21,10 @@ from specgen.vectors import case_seed, load_corpus
 SPECS = load_all()
 
 
-def exact(op: str, x: Fraction, a: dict, standard: str = "directml") -> Fraction:
+def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: Fraction) -> Fraction:
     F = {k: Fraction(v) for k, v in a.items()}
+    if op == "prelu":
+        return others["slope"] * x if x < 0 else x
     if op == "hard_sigmoid":
         return max(Fraction(0), min(F["alpha"] * x + F["beta"], Fraction(1)))
     if op == "shrink":
@@ -74,13 +76,16 @@ def test_a_sample_of_the_corpus_is_correctly_rounded():
     checked = 0
     for case in positives:
         t = case.load()
-        x, y = t["x"].ravel(), t["y"].ravel()
+        y = t["y"].ravel()
+        x = np.broadcast_to(t["x"], t["y"].shape).ravel()
+        others = {k: np.broadcast_to(v, t["y"].shape).ravel() for k, v in t.items() if k not in ("x", "y")}
         picks = np.arange(x.size) if everything else rng.integers(0, x.size, size=min(x.size, 4))
         for i in picks:
             if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
-                if not math.isfinite(float(x[i])):
+                if not all(math.isfinite(float(v[i])) for v in (x, *others.values())):
                     continue
-            q = exact(case.op, _as_fraction(x[i]), case.attributes, case.standard)
+            q = exact(case.op, _as_fraction(x[i]), case.attributes, case.standard,
+                      **{k: _as_fraction(v[i]) for k, v in others.items()})
             assert correctly_rounded(q, y[i], case.dtype), (case.id, x[i], y[i], float(q))
             checked += 1
     assert checked > 3000

@@ -151,9 +151,11 @@ class Design:
     bounds: list[Fraction]
 
 
-def analyse_formula(spec, attributes: dict) -> Design:
-    var = spec.inputs[0].name
-    a = analyse(spec.formula, var, attributes)
+def analyse_formula(spec, values: dict, var: str | None = None) -> Design:
+    """Breakpoints of the operator's formula in input ``var`` (default: the first), every other
+    name (attributes, other inputs) held at ``values``."""
+    var = var or spec.inputs[0].name
+    a = analyse(spec.formula, var, values)
     return Design(a.breakpoints, a.unsolved, a.values)
 
 
