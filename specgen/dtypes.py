@@ -1,10 +1,13 @@
-"""The tensor element types specgen knows, by canonical name, with their numpy types.
+"""The one table of tensor element types: canonical name, kind, width, numpy type and, for floats,
+the format (precision, exponent range) every numeric module derives its facts from.
 
 bfloat16 comes from ml_dtypes. Each standard's own spelling of a type (FLOAT32, tensor(float),
-f32) lives in specs/_standards.yaml, not here.
+f32) lives in specs/_standards.yaml, not here. Rounding, ULPs, ordering and stepping over these
+formats live in one module, specgen.numerics.ulp.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -17,6 +20,9 @@ class DType:
     kind: str  # "float" | "int" | "uint"
     bits: int
     numpy: np.dtype
+    precision: int | None = None  # floats: significand bits including the implicit one
+    emin: int | None = None  # floats: exponent of the smallest normal
+    emax: int | None = None  # floats: exponent of the largest binade
 
     @property
     def is_float(self) -> bool:
@@ -27,26 +33,57 @@ class DType:
         """Unsigned integer type of the same width, for bit-level views."""
         return np.dtype(f"uint{self.bits}")
 
+    uint = uint_view
 
-def _d(name: str, kind: str, bits: int, np_type) -> DType:
+    # -- float format facts (exact as Python floats for every format here)
+    @property
+    def min_normal(self) -> float:
+        return math.ldexp(1.0, self.emin)
+
+    @property
+    def min_subnormal(self) -> float:
+        return math.ldexp(1.0, self.emin - self.precision + 1)
+
+    @property
+    def max_finite(self) -> float:
+        return math.ldexp(2.0 - math.ldexp(1.0, 1 - self.precision), self.emax)
+
+    @property
+    def eps(self) -> float:
+        """Spacing just above 1."""
+        return math.ldexp(1.0, 1 - self.precision)
+
+    # -- integer range
+    @property
+    def int_range(self) -> tuple[int, int]:
+        if self.kind == "uint":
+            return 0, (1 << self.bits) - 1
+        return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+
+
+def _float(name: str, bits: int, np_type, precision: int, emin: int, emax: int) -> DType:
+    return DType(name, "float", bits, np.dtype(np_type), precision, emin, emax)
+
+
+def _int(name: str, kind: str, bits: int, np_type) -> DType:
     return DType(name, kind, bits, np.dtype(np_type))
 
 
 DTYPES: dict[str, DType] = {
     d.name: d
     for d in [
-        _d("float64", "float", 64, np.float64),
-        _d("float32", "float", 32, np.float32),
-        _d("float16", "float", 16, np.float16),
-        _d("bfloat16", "float", 16, ml_dtypes.bfloat16),
-        _d("int64", "int", 64, np.int64),
-        _d("int32", "int", 32, np.int32),
-        _d("int16", "int", 16, np.int16),
-        _d("int8", "int", 8, np.int8),
-        _d("uint64", "uint", 64, np.uint64),
-        _d("uint32", "uint", 32, np.uint32),
-        _d("uint16", "uint", 16, np.uint16),
-        _d("uint8", "uint", 8, np.uint8),
+        _float("float64", 64, np.float64, 53, -1022, 1023),
+        _float("float32", 32, np.float32, 24, -126, 127),
+        _float("float16", 16, np.float16, 11, -14, 15),
+        _float("bfloat16", 16, ml_dtypes.bfloat16, 8, -126, 127),
+        _int("int64", "int", 64, np.int64),
+        _int("int32", "int", 32, np.int32),
+        _int("int16", "int", 16, np.int16),
+        _int("int8", "int", 8, np.int8),
+        _int("uint64", "uint", 64, np.uint64),
+        _int("uint32", "uint", 32, np.uint32),
+        _int("uint16", "uint", 16, np.uint16),
+        _int("uint8", "uint", 8, np.uint8),
     ]
 }
 

@@ -13,15 +13,18 @@ import pytest
 
 from specgen import dtypes as dt
 from specgen.generate.exact import golden
-from specgen.generate.floats import FORMATS, round_float64, round_fraction, step
+from specgen.numerics.ulp import FORMATS, round_fraction, step
+from specgen.numerics.ulp import round_to as round_float64
 from specgen.spec.loader import load_all
 from specgen.vectors import case_seed, load_corpus
 
 SPECS = load_all()
 
 
-def exact(op: str, x: Fraction, a: dict, standard: str = "directml") -> Fraction:
+def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: Fraction) -> Fraction:
     F = {k: Fraction(v) for k, v in a.items()}
+    if op == "prelu":
+        return others["slope"] * x if x < 0 else x
     if op == "hard_sigmoid":
         return max(Fraction(0), min(F["alpha"] * x + F["beta"], Fraction(1)))
     if op == "shrink":
@@ -41,7 +44,7 @@ def correctly_rounded(q: Fraction, stored, dtype: str) -> bool:
     v = float(stored)
     f = FORMATS[dtype]
     if math.isinf(v):
-        return (v > 0) == (q > 0) and abs(q) >= f.max_finite + Fraction(2) ** (f.emax - f.precision)
+        return (v > 0) == (q > 0) and abs(q) >= Fraction(f.max_finite) + Fraction(2) ** (f.emax - f.precision)
     if math.isnan(v):
         return False
     arr = np.array([stored], dtype=d.numpy)
@@ -73,14 +76,17 @@ def test_a_sample_of_the_corpus_is_correctly_rounded():
     checked = 0
     for case in positives:
         t = case.load()
-        x, y = t["x"].ravel(), t["y"].ravel()
+        y = t["y"].ravel()
+        x = np.broadcast_to(t["x"], t["y"].shape).ravel()
+        others = {k: np.broadcast_to(v, t["y"].shape).ravel() for k, v in t.items() if k not in ("x", "y")}
         picks = np.arange(x.size) if everything else rng.integers(0, x.size, size=min(x.size, 4))
         for i in picks:
             if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
-                if not math.isfinite(float(x[i])):
+                if not all(math.isfinite(float(v[i])) for v in (x, *others.values())):
                     continue
             info = SPECS[case.op].standards[case.standard].info  # WebNN computes with options cast to the dtype
-            q = exact(case.op, _as_fraction(x[i]), info.cast_attributes(case.attributes, case.dtype), case.standard)
+            q = exact(case.op, _as_fraction(x[i]), info.cast_attributes(case.attributes, case.dtype), case.standard,
+                      **{k: _as_fraction(v[i]) for k, v in others.items()})
             assert correctly_rounded(q, y[i], case.dtype), (case.id, x[i], y[i], float(q))
             checked += 1
     assert checked > 3000
@@ -109,12 +115,13 @@ def test_bfloat16_rounds_once_from_float64():
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
 def test_round_fraction_edges(dtype):
     f = FORMATS[dtype]
+    max_finite, min_sub = Fraction(f.max_finite), Fraction(f.min_subnormal)
     half_ulp_max = Fraction(2) ** (f.emax - f.precision)
-    assert round_fraction(f.max_finite + half_ulp_max, dtype) == math.inf
-    assert round_fraction(f.max_finite + half_ulp_max - Fraction(1, 10 ** 9), dtype) == float(f.max_finite)
-    assert round_fraction(f.min_subnormal / 2, dtype) == 0.0  # tie to even (zero)
-    assert round_fraction(f.min_subnormal * 3 / 2, dtype) == float(f.min_subnormal * 2)
-    assert math.copysign(1, round_fraction(-f.min_subnormal / 4, dtype)) == -1
+    assert round_fraction(max_finite + half_ulp_max, dtype) == math.inf
+    assert round_fraction(max_finite + half_ulp_max - Fraction(1, 10 ** 9), dtype) == float(max_finite)
+    assert round_fraction(min_sub / 2, dtype) == 0.0  # tie to even (zero)
+    assert round_fraction(min_sub * 3 / 2, dtype) == float(min_sub * 2)
+    assert math.copysign(1, round_fraction(-min_sub / 4, dtype)) == -1
 
 
 def test_float64_outputs_fall_back_to_exact_arithmetic():

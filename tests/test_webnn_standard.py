@@ -18,7 +18,11 @@ SPECS = load_all()
 
 # spec id -> the WebNN operator it is (None: WebNN has no such operator). Every spec must appear
 # here, so that a new spec is a decision: give it a webnn block, or say WebNN lacks it.
-WEBNN_NAME = {"hard_sigmoid": "hardSigmoid", "softsign": "softsign", "shrink": None}
+WEBNN_NAME = {"hard_sigmoid": "hardSigmoid", "softsign": "softsign", "shrink": None, "prelu": "prelu"}
+# Specs WebNN defines whose webnn row is still to be written: WebNN's prelu broadcasts input and
+# slope bidirectionally (output rank = the larger rank), a broadcast rule the spec schema's per-
+# version rules (unidirectional, single_element) do not have yet. docs/webnn.md has the row's facts.
+PENDING = {"prelu"}
 
 # The WebNN rows the activation-family specs will need (docs/webnn.md has their options).
 ACTIVATION_FAMILY = ["elu", "gelu", "hardSwish", "leakyRelu", "linear", "prelu", "relu", "sigmoid", "softplus",
@@ -35,8 +39,9 @@ def test_every_spec_that_webnn_defines_has_a_webnn_row():
     assert set(WEBNN_NAME) == set(SPECS), "decide for each spec whether WebNN defines it"
     for op, name in WEBNN_NAME.items():
         std = SPECS[op].standards.get("webnn")
-        if name is None:
+        if name is None or op in PENDING:
             assert std is None, op
+            assert name is None or name in OPERATORS
         else:
             assert std is not None and std.operator == name, op
             assert name in OPERATORS

@@ -86,12 +86,28 @@ def shrink(x, bias=None, threshold=None, *, standard='onnx', version=None):
     if standard in CAST_TO_INPUT and x.dtype.kind == "f":
         attrs = {k: float(np.float64(v).astype(x.dtype)) for k, v in attrs.items()}
     if x.dtype.kind in "iu":
-        return _integer(x, attrs, FORMULA_EXACT[standard])
+        return _integer([x], attrs, FORMULA_EXACT[standard])
     formula = FORMULA[standard]
     with np.errstate(all="ignore"):
-        wide = x.astype(np.float64)
-        y = formula(wide, attrs['bias'], attrs['threshold'])
-    return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+        wide = np.broadcast_arrays(x.astype(np.float64))
+        y = formula(*wide, attrs['bias'], attrs['threshold'])
+        return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+
+
+def _special_inputs(wide):
+    """Elements with a NaN input; else with a +inf input; else with a -inf input."""
+    nan = np.zeros(wide[0].shape, dtype=bool)
+    pos_inf, neg_inf = nan.copy(), nan.copy()
+    for w in wide:
+        nan |= np.isnan(w)
+        pos_inf |= w == np.inf
+        neg_inf |= w == -np.inf
+    return nan, pos_inf & ~nan, neg_inf & ~nan & ~pos_inf
+
+
+def _limit_inputs(wide):
+    """Infinite inputs replaced by +-1e300: the formula there gives its limit."""
+    return [np.where(np.isinf(w), np.copysign(1e300, w), w) for w in wide]
 
 
 def _attributes(standard, given):
@@ -137,12 +153,13 @@ def _narrow(y, dtype):
     return y.astype(dtype)
 
 
-def _integer(x, attrs, formula_exact):
-    exact = np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(x)
+def _integer(inputs, attrs, formula_exact):
+    arrays = np.broadcast_arrays(*inputs)
+    exact = [np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(a) for a in arrays]
     fattrs = [Fraction(attrs[a]) for a in ATTRIBUTES]
-    y = formula_exact(exact, *fattrs)
-    info = np.iinfo(x.dtype)
+    y = np.broadcast_to(np.asarray(formula_exact(*exact, *fattrs), dtype=object), arrays[0].shape)
+    info = np.iinfo(inputs[0].dtype)
     to_int = int
-    flat = [min(max(to_int(Fraction(v)), info.min), info.max) for v in np.asarray(y, dtype=object).ravel()]
-    return np.array(flat, dtype=object).astype(x.dtype).reshape(x.shape)
+    flat = [min(max(to_int(Fraction(v)), info.min), info.max) for v in y.ravel()]
+    return np.array(flat, dtype=object).astype(inputs[0].dtype).reshape(arrays[0].shape)
 

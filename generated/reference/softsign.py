@@ -56,11 +56,28 @@ def softsign(x, *, standard='onnx', version=None):
         attrs = {k: float(np.float64(v).astype(x.dtype)) for k, v in attrs.items()}
     formula = FORMULA[standard]
     with np.errstate(all="ignore"):
-        wide = x.astype(np.float64)
-        y = formula(wide)
-        y = np.where(wide == np.inf, formula(np.float64(1e300)), y)  # pos_inf: the limit
-        y = np.where(wide == -np.inf, formula(np.float64(-1e300)), y)  # neg_inf: the limit
-    return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+        wide = np.broadcast_arrays(x.astype(np.float64))
+        y = formula(*wide)
+        nan, pos_inf, neg_inf = _special_inputs(wide)
+        y = np.where(pos_inf, formula(*_limit_inputs(wide)), y)  # pos_inf: the limit
+        y = np.where(neg_inf, formula(*_limit_inputs(wide)), y)  # neg_inf: the limit
+        return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+
+
+def _special_inputs(wide):
+    """Elements with a NaN input; else with a +inf input; else with a -inf input."""
+    nan = np.zeros(wide[0].shape, dtype=bool)
+    pos_inf, neg_inf = nan.copy(), nan.copy()
+    for w in wide:
+        nan |= np.isnan(w)
+        pos_inf |= w == np.inf
+        neg_inf |= w == -np.inf
+    return nan, pos_inf & ~nan, neg_inf & ~nan & ~pos_inf
+
+
+def _limit_inputs(wide):
+    """Infinite inputs replaced by +-1e300: the formula there gives its limit."""
+    return [np.where(np.isinf(w), np.copysign(1e300, w), w) for w in wide]
 
 
 def _attributes(standard, given):

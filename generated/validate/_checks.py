@@ -71,6 +71,45 @@ def strides_problems(name: str, sizes, strides, output: bool, buffer_elements=No
     return out
 
 
+def broadcast_shape(a, b):
+    """numpy's broadcast of two size lists, or None when they do not broadcast."""
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(y if x == 1 else x)
+    return out[::-1]
+
+
+def broadcast_problems(rule: Mapping[str, Any], described: Mapping[str, Any], where: str) -> list[str]:
+    """Inputs of a broadcast rule whose sizes do not fit it (the target's sizes are taken as given)."""
+    if rule["to"] not in described:
+        return []
+    target = described[rule["to"]][1]
+    out = []
+    for name in rule["tensors"]:
+        if name not in described:
+            continue
+        sizes = described[name][1]
+        if rule["kind"] == "single_element":
+            count = 1
+            for s in sizes:
+                count *= s
+            if sizes != target and count != 1:
+                out.append(f"{name}: sizes {sizes} are neither {rule['to']}'s {target} nor a single element; "
+                           f"{where} allows only those")
+        elif rule["kind"] == "unidirectional":
+            if len(sizes) > len(target) or broadcast_shape(sizes, target) != list(target):
+                out.append(f"{name}: sizes {sizes} do not broadcast to {rule['to']}'s {target} "
+                           f"(unidirectional, numpy rules); {where} requires that")
+        elif broadcast_shape(sizes, target) is None:
+            out.append(f"{name}: sizes {sizes} and {rule['to']}'s {target} do not broadcast (numpy rules); "
+                       f"{where} requires that")
+    return out
+
+
 def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, version,
           tensors: Mapping[str, Mapping[str, Any]], attributes: Mapping[str, Any] | None = None) -> list[str]:
     """Every violation of ``standard`` at ``version`` by a call with these tensors and attributes."""
@@ -121,6 +160,9 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
             else:
                 problems.extend(strides_problems(name, sizes, list(strides), output=name in op["outputs"],
                                                  buffer_elements=desc.get("buffer_elements")))
+
+    for rule in row.get("broadcast", ()):
+        problems.extend(broadcast_problems(rule, described, where))
 
     for names, props in std["constraints"]:
         present = [t for t in names if t in described]

@@ -2,10 +2,9 @@
 # Do not edit: change the spec and run `specgen generate` again.
 
 """HardSigmoid: which calls each standard allows. ``validate(standard, version, tensors,
-attributes) -> list[str]``: every violation, empty when legal. Example:
+attributes) -> list[str]``: every violation, empty when legal. Example (a legal call, so []):
 
-    validate("onnx", "22", {"x": {"dtype": "float16", "sizes": [2, 3]},
-                            "y": {"dtype": "float16", "sizes": [2, 3]}}, {})
+    validate('directml', '3_0', {'x': {'dtype': 'float32', 'sizes': [2, 3]}, 'y': {'dtype': 'float32', 'sizes': [2, 3]}}, {})
 """
 from ._checks import check
 

@@ -97,7 +97,8 @@ class ProbedOnnxClaims:
     """Claims for ONNX backends: each (op, opset, dtype) the specs list is tried once on a tiny
     input; what does not build, run, or keep its dtype stays unclaimed with the backend's error.
 
-    Subclasses give ``_probe_once(model, x_name, x) -> output array`` and ``_probe_error(exc) -> str``
+    Subclasses give ``_probe_once(model, feeds) -> first output array`` (feeds by the standard's
+    input names) and ``_probe_error(exc) -> str``
     and set ``self._claims = None`` and ``self._unclaimed = {}`` in ``__init__``.
     """
 
@@ -108,17 +109,17 @@ class ProbedOnnxClaims:
             return self._claims
         claims = []
         for spec, std in onnx_specs():
-            x_name = std.tensors[spec.inputs[0].name].name
-            y_name = std.tensors[spec.outputs[0].name].name
+            in_names = [std.tensors[t.name].name for t in spec.inputs]
+            out_names = [std.tensors[t.name].name for t in spec.outputs]
             for v in std.versions:
                 works = []
                 for dtype in v.dtypes():
-                    model = build_model(std.operator, std.domain, int(v.version), [x_name], [y_name],
-                                        {x_name: dtype, y_name: dtype}, {})
+                    model = build_model(std.operator, std.domain, int(v.version), in_names, out_names,
+                                        {n: dtype for n in in_names + out_names}, {})
                     try:
                         x = sample_input(dtype)
                         with np.errstate(all="ignore"):
-                            out = np.asarray(self._probe_once(model, x_name, x))
+                            out = np.asarray(self._probe_once(model, {n: x for n in in_names}))
                         if out.dtype != x.dtype:
                             raise TypeError(f"returned {out.dtype} for {x.dtype} input")
                         works.append(dtype)

@@ -26,10 +26,10 @@ class OnnxReferenceAdapter(ProbedOnnxClaims, Adapter):
 
         return f"onnx {onnx.__version__} ReferenceEvaluator"
 
-    def _probe_once(self, model, x_name, x):
+    def _probe_once(self, model, feeds):
         from onnx.reference import ReferenceEvaluator
 
-        return ReferenceEvaluator(model).run(None, {x_name: x})[0]
+        return ReferenceEvaluator(model).run(None, feeds)[0]
 
     def _probe_error(self, exc):
         return f"ReferenceEvaluator: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"

@@ -48,8 +48,8 @@ class OnnxRuntimeAdapter(ProbedOnnxClaims, Adapter):
                                           providers=["CPUExecutionProvider"])
 
     # -- claims (probed once per (op, opset, dtype); see ProbedOnnxClaims) ---------------------
-    def _probe_once(self, model, x_name, x):
-        return self._session(model).run(None, {x_name: x})[0]
+    def _probe_once(self, model, feeds):
+        return self._session(model).run(None, feeds)[0]
 
     def _probe_error(self, exc):
         return f"onnxruntime: {_ort_error(exc)}"

@@ -23,7 +23,11 @@ RANK_SHAPES = {0: [], 1: [1031], 2: [7, 13], 3: [3, 5, 7], 4: [2, 3, 5, 7], 5: [
 LARGE_DIMS = [67, 1031]  # 69,077 elements: over 65,536 and a prime-ish row length
 PER_REGION = 12
 GENERIC_VALUES = (0.35, 0.65, 0.95, 1.25)
-EXTRA_PROBE_ATTRIBUTE = "gamma"  # a name no standard gives these operators
+# the unknown-attribute probe takes the first of these names that the spec does not use anywhere
+PROBE_ATTRIBUTE_NAMES = ("gamma", "delta", "kappa", "unknown_attribute")
+# values the other inputs are held at while one input's breakpoints are designed (several inputs)
+HELD_FLOAT = (0.35, -0.65)
+HELD_INT = (3, -2)
 
 
 def f32(v: float) -> float:
@@ -35,6 +39,14 @@ class AttrSet:
     name: str
     values: dict[str, float]
     default: bool = False
+
+
+def held_values(dtype: str) -> list:
+    """The values the other inputs are held at while one input's breakpoints are designed."""
+    d = dt.get(dtype)
+    if d.is_float:
+        return [f32(v) for v in HELD_FLOAT]
+    return [v if d.kind == "int" else abs(v) for v in HELD_INT]
 
 
 def _fmt(v: float) -> str:
@@ -133,33 +145,63 @@ class OpCorpus:
         self.w = writer
         self.stats = stats
         self.validate = validate
-        self.x = spec.inputs[0].name
-        self.y = spec.outputs[0].name
+        self.inputs = [t.name for t in spec.inputs]
+        self.outputs = [t.name for t in spec.outputs]
+        self.x = self.inputs[0]  # the primary input: a case's rank and shape are its
+        self.y = self.outputs[0]
+        self.others = self.inputs[1:]
 
     # -- one positive case
     def positive(self, std, ver, dtype, rank, label, aset, values, *, shape=None, tags=(), in_place=False,
                  strides=None, file=None):
+        """``values``: the primary input's values (the other inputs are paired with values from their
+        own designed pools), or a dict of every input's array, already shaped."""
         spec = self.spec
         case_id = f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/{label}{attr_suffix(aset)}"
-        values = np.asarray(values, dtype=dt.get(dtype).numpy)
-        shape = list(shape) if shape is not None else _fit_rank([values.size], rank)
-        x = values.reshape(shape)
-        g = golden(spec, {self.x: x}, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+        if isinstance(values, dict):
+            inputs = {k: np.asarray(v, dtype=dt.get(dtype).numpy) for k, v in values.items()}
+        else:
+            values = np.asarray(values, dtype=dt.get(dtype).numpy)
+            shape = list(shape) if shape is not None else _fit_rank([values.size], rank)
+            inputs = {self.x: values.reshape(shape)}
+            for k in self.others:
+                inputs[k] = self.fill(self.pool(aset, dtype, std, f"{case_id}#{k}", k), values.size,
+                                      f"{case_id}#{k}").reshape(shape)
+        if self.others:
+            inputs = self._no_overflow_paired(inputs, aset, dtype, std)
+        g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
         if g.overflow.any():
             raise AssertionError(f"{case_id}: integer overflow in designed values")
         given = [] if (aset.default and std.attribute_defaults == "applied") else list(aset.values)
+        tensors = {**inputs, self.y: g.y}
         self.w.add(id=case_id, op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
-                   violations=[], shapes={self.x: shape, self.y: shape}, dtypes={self.x: dtype, self.y: dtype},
-                   strides={self.x: (strides or {}).get(self.x), self.y: (strides or {}).get(self.y)},
+                   violations=[], shapes={k: list(v.shape) for k, v in tensors.items()},
+                   dtypes={k: dtype for k in tensors},
+                   strides={k: (strides or {}).get(k) for k in tensors},
                    in_place=in_place, attributes=dict(aset.values), attributes_given=given,
                    tolerance=_tolerance(spec, dtype), tags=[label.split("/")[0], aset.name, *tags],
-                   tensors={self.x: x, self.y: g.y}, file=file or f"{spec.id}/{std.key}-{ver.version}.bin")
+                   tensors=tensors, file=file or f"{spec.id}/{std.key}-{ver.version}.bin")
         st = self.stats
         st.positive += 1
-        st.elements += x.size
+        st.elements += g.y.size
         st.proven_float64 += g.proven_float64
         st.exact += g.exact
         st.special += g.special
+
+    def _no_overflow_paired(self, inputs, aset, dtype, std):
+        """Integer results that overflow (unspecified by the specs) are avoided by setting the
+        primary input to 0 there (several inputs: dropping an element would break the pairing)."""
+        if dt.get(dtype).is_float:
+            return inputs
+        for _ in range(3):
+            g = golden(self.spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+            if not g.overflow.any():
+                return inputs
+            x = np.array(np.broadcast_to(inputs[self.x], g.overflow.shape))
+            x[g.overflow] = 0
+            inputs = {**inputs, self.x: x}
+        return inputs
+
 
     def _no_overflow(self, values, aset, dtype, std):
         """Drop integer inputs whose result overflows (the spec leaves overflow unspecified)."""
@@ -168,11 +210,22 @@ class OpCorpus:
         g = golden(self.spec, {self.x: values}, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
         return values[~g.overflow]
 
-    def pool(self, aset, dtype, std, case_id) -> np.ndarray:
-        design = analyse_formula(self.spec, std.info.cast_attributes(aset.values, dtype))
+    def design(self, aset, dtype, var=None, held_index: int = 0, std=None):
+        """The breakpoint analysis of ``var`` (default: the primary input) with the other inputs
+        held at one of the held values."""
+        var = var or self.x
+        others = {k: held_values(dtype)[held_index] for k in self.inputs if k != var}
+        # the attribute values the standard computes with (WebNN casts options to the input's dtype)
+        values = std.info.cast_attributes(aset.values, dtype) if std is not None else aset.values
+        return analyse_formula(self.spec, {**values, **others}, var)
+
+    def pool(self, aset, dtype, std, case_id, var=None) -> np.ndarray:
+        var = var or self.x
+        design = self.design(aset, dtype, var, std=std)
         vals = np.concatenate([breakpoint_values(design, dtype), specials(dtype),
                                region_values(design, dtype, PER_REGION, Stream(case_id))])
-        return self._no_overflow(_unique(vals, dtype), aset, dtype, std)
+        vals = _unique(vals, dtype)
+        return self._no_overflow(vals, aset, dtype, std) if not self.others else vals
 
     def fill(self, pool: np.ndarray, count: int, case_id: str) -> np.ndarray:
         if count <= len(pool):
@@ -189,11 +242,11 @@ class OpCorpus:
         prefix = f"{spec.id}/{std.key}-{ver.version}/{dtype}"
         sets = attribute_sets(spec, std.key)
         for aset in sets:
-            # the values the standard computes with (WebNN casts options to the input's data type)
-            design = analyse_formula(spec, std.info.cast_attributes(aset.values, dtype))
-            for u in design.unsolved:
-                if u not in self.stats.unsolved:
-                    self.stats.unsolved.append(u)
+            if self.others:
+                self.multi_input_contents(std, ver, dtype, r0, aset)
+                continue
+            design = self.design(aset, dtype, std=std)
+            self.note_unsolved(design)
             bp = _unique(np.concatenate([breakpoint_values(design, dtype), specials(dtype)]), dtype)
             self.positive(std, ver, dtype, r0, "breakpoints", aset, self._no_overflow(bp, aset, dtype, std))
             rid = f"{prefix}/rank{r0}/regions{attr_suffix(aset)}"
@@ -215,7 +268,77 @@ class OpCorpus:
             cid = f"{prefix}/rank{r0}/strided{attr_suffix(first)}"
             values = self.fill(self.pool(first, dtype, std, cid), count, cid)
             self.positive(std, ver, dtype, r0, "strided", first, values, shape=shape,
-                          strides={self.x: padded_strides(shape), self.y: interleaved_strides(shape)})
+                          strides={**{k: padded_strides(shape) for k in self.inputs},
+                                   **{k: interleaved_strides(shape) for k in self.outputs}})
+        if self.others:
+            self.broadcast_cases(std, ver, dtype, r0, first)
+
+    def note_unsolved(self, design):
+        for u in design.unsolved:
+            if u not in self.stats.unsolved:
+                self.stats.unsolved.append(u)
+
+    # -- several inputs
+    def multi_input_contents(self, std, ver, dtype, r0, aset):
+        """Per input: its breakpoints and specials with the other inputs held at each held value;
+        then every input's regions, paired."""
+        prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}"
+        for var in self.inputs:
+            blocks = {k: [] for k in self.inputs}
+            for h, value in enumerate(held_values(dtype)):
+                design = self.design(aset, dtype, var, h, std=std)
+                self.note_unsolved(design)
+                bp = _unique(np.concatenate([breakpoint_values(design, dtype), specials(dtype)]), dtype)
+                for k in self.inputs:
+                    blocks[k].append(bp if k == var else np.full(bp.shape, value, dtype=bp.dtype))
+            values = {k: np.concatenate(v) for k, v in blocks.items()}
+            shape = _fit_rank([values[self.x].size], r0)
+            self.positive(std, ver, dtype, r0, f"breakpoints-{var}", aset,
+                          {k: v.reshape(shape) for k, v in values.items()}, tags=("breakpoints",))
+        rid = f"{prefix}/rank{r0}/regions{attr_suffix(aset)}"
+        pools = {k: _unique(region_values(self.design(aset, dtype, k, std=std), dtype, PER_REGION, Stream(f"{rid}#{k}")), dtype)
+                 for k in self.inputs}
+        count = max(len(p) for p in pools.values())
+        shape = _fit_rank([count], r0)
+        self.positive(std, ver, dtype, r0, "regions", aset,
+                      {k: self.fill(p, count, f"{rid}#{k}").reshape(shape) for k, p in pools.items()})
+
+    def broadcast_cases(self, std, ver, dtype, r0, aset):
+        """One case per broadcast form the version allows for each input that may broadcast: from
+        its broadcast rules (numpy shapes) and, where the standard broadcasts by zero strides
+        (DirectML), zero-stride layouts of the full shape."""
+        if r0 == 0:
+            return
+        shape = _fit_rank([2, 3, 5, 7], r0)
+        prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{r0}"
+        forms: list[tuple[str, str, list[int], list[int] | None]] = []  # (input, form, sizes, strides)
+        for rule in ver.broadcast:
+            for t in rule.tensors:
+                for form, sizes in broadcast_forms(rule.kind, shape):
+                    forms.append((t, form, sizes, None))
+        if std.info.zero_strides and std.info.strides:
+            for t in self.others:
+                if t in {x for r in ver.broadcast for x in r.tensors}:
+                    continue
+                for form, sizes in broadcast_forms("unidirectional", shape):
+                    if form in ("full", "one"):
+                        continue
+                    compact = [1] * (len(shape) - len(sizes)) + sizes
+                    forms.append((t, f"strides-{form}", shape, zero_strides(shape, compact)))
+        for t, form, sizes, strides in forms:
+            cid = f"{prefix}/broadcast-{t}-{form}{attr_suffix(aset)}"
+            count = int(np.prod(shape))
+            inputs = {}
+            for k in self.inputs:
+                pool = self.pool(aset, dtype, std, f"{cid}#{k}", k)
+                if k != t:
+                    inputs[k] = self.fill(pool, count, f"{cid}#{k}").reshape(shape)
+                    continue
+                compact = sizes if strides is None else [1 if s == 0 else n for n, s in zip(shape, strides)]
+                small = self.fill(pool, int(np.prod(compact, dtype=np.int64)), f"{cid}#{k}").reshape(compact)
+                inputs[k] = small if strides is None else np.ascontiguousarray(np.broadcast_to(small, shape))
+            self.positive(std, ver, dtype, r0, f"broadcast-{t}-{form}", aset, inputs,
+                          strides={t: strides} if strides else None, tags=("broadcast",))
 
     def large(self, std, ver, dtype):
         ranks = ver.ranks(self.x)
@@ -228,22 +351,25 @@ class OpCorpus:
 
     # -- negative cases of one table row
     def negatives(self, std, ver):
-        for probe in negative_probes(self.spec, std, ver, self.x, self.y):
+        for probe in negative_probes(self.spec, std, ver, self.inputs, self.outputs):
             violations = self.validate(std.key, ver.version, probe.tensors, probe.attributes)
             if not violations:
                 raise AssertionError(f"{self.spec.id} {std.key} {ver.version}: probe {probe.name} is not rejected by the rules")
             xd = probe.tensors[self.x]
             dtype, sizes = xd["dtype"], xd["sizes"]
             case_id = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{len(sizes)}/reject-{probe.name}"
-            count = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
-            x = negative_inputs(dtype, count, case_id).reshape(sizes)
+            stored = {}
+            for k in self.inputs:
+                kd = probe.tensors[k]
+                count = int(np.prod(kd["sizes"], dtype=np.int64)) if kd["sizes"] else 1
+                stored[k] = negative_inputs(kd["dtype"], count, case_id if k == self.x else f"{case_id}#{k}").reshape(kd["sizes"])
             self.w.add(id=case_id, op=self.spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="negative",
                        violations=violations, shapes={t: d["sizes"] for t, d in probe.tensors.items()},
                        dtypes={t: d["dtype"] for t, d in probe.tensors.items()},
                        strides={t: d.get("strides") for t, d in probe.tensors.items()}, in_place=False,
                        attributes=probe.attributes, attributes_given=list(probe.attributes),
                        tolerance=_tolerance(self.spec, dtype), tags=["negative", probe.rule],
-                       tensors={self.x: x}, file=f"{self.spec.id}/{std.key}-{ver.version}.bin")
+                       tensors=stored, file=f"{self.spec.id}/{std.key}-{ver.version}.bin")
             self.stats.negative += 1
 
 
@@ -254,6 +380,29 @@ def padded_strides(shape: list[int]) -> list[int]:
         strides.append(acc)
         acc *= n_ + (1 if i == 0 else 0)
     return list(reversed(strides))
+
+
+def broadcast_forms(kind: str, shape: list[int]) -> list[tuple[str, list[int]]]:
+    """(form name, sizes) of an input that broadcasts against ``shape`` by ``kind``: a scalar, one
+    element, one value per channel (dimension 1 of an N, C, ... layout), a lower-rank tensor (the
+    last dimension) and the full shape."""
+    rank = len(shape)
+    if kind == "single_element":
+        return [("one", [1] * rank), ("scalar", [])]
+    forms = [("scalar", []), ("one", [1])]
+    if rank >= 2:
+        forms.append(("channel", [shape[1]] + [1] * (rank - 2)))
+    if rank >= 2:
+        forms.append(("lower-rank", [shape[-1]]))
+    return forms
+
+
+def zero_strides(shape: list[int], compact: list[int]) -> list[int]:
+    """Element strides of a dense ``compact`` tensor read as ``shape``: 0 where it broadcasts."""
+    dense = [1] * len(compact)
+    for i in range(len(compact) - 2, -1, -1):
+        dense[i] = dense[i + 1] * compact[i + 1]
+    return [0 if c == 1 and n != 1 else s for n, c, s in zip(shape, compact, dense)]
 
 
 def interleaved_strides(shape: list[int]) -> list[int]:
@@ -281,17 +430,41 @@ class Probe:
     attributes: dict
 
 
-def negative_probes(spec, std, ver, x: str, y: str) -> list[Probe]:
+def probe_attribute_name(spec) -> str:
+    """A name no standard gives this operator (nor any of its versions' extra attributes)."""
+    used = set(spec.attribute_names)
+    for std in spec.standards.values():
+        used |= {b.name for b in std.attributes.values()}
+        used |= {e.name for v in std.versions for e in v.extra_attributes}
+    return next(n for n in PROBE_ATTRIBUTE_NAMES if n not in used)
+
+
+def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> list[Probe]:
     """One call per rule of the table row that breaks exactly that rule (as far as possible)."""
+    x, y = inputs[0], outputs[0]
     ranks = ver.ranks(x)
     r0 = content_rank(ranks)
     dtype = ver.dtypes(x)[0]
     base = _fit_rank([5], r0) if r0 else []
     sets = attribute_sets(spec, std.key)
     attrs = dict(sets[0].values)
+    names = inputs + outputs
 
-    def call(xd=dtype, xs=base, yd=dtype, ys=base, xst=None, yst=None):
-        return {x: {"dtype": xd, "sizes": list(xs), "strides": xst}, y: {"dtype": yd, "sizes": list(ys), "strides": yst}}
+    def call(xd=dtype, xs=base, yd=dtype, ys=base, xst=None, yst=None, **other):
+        """Every tensor dense with the base dtype and sizes; x and y (the first input and output)
+        and any other tensor (``<name>=(dtype, sizes)``) as given."""
+        out = {}
+        for t in names:
+            d, s_, st = (xd, xs, xst) if t == x else (yd, ys, yst) if t == y else (dtype, base, None)
+            if t in other:
+                d, s_ = other[t]
+            elif t != x and t != y and xd != dtype:
+                d = xd  # an unlisted dtype applies to every input
+            out[t] = {"dtype": d, "sizes": list(s_), "strides": st}
+        return out
+
+    def labelled(t: str, what: str) -> str:
+        return f"output-{what}" if t == y else f"{t}-{what}"
 
     out = []
     unlisted = [d for d in std.info.dtype_names if d not in ver.dtypes(x)]
@@ -299,23 +472,29 @@ def negative_probes(spec, std, ver, x: str, y: str) -> list[Probe]:
         out.append(Probe(f"dtype-{unlisted[0]}", "dtype", call(unlisted[0], base, unlisted[0], base), attrs))
     if not ranks.unspecified and ranks.max is not None:
         r = ranks.max + 1
-        out.append(Probe(f"rank-{r}", "rank", call(xs=[1] * (r - 1) + [5], ys=[1] * (r - 1) + [5]), attrs))
+        big = [1] * (r - 1) + [5]
+        out.append(Probe(f"rank-{r}", "rank", call(xs=big, ys=big, **_same_as_x(ver, std, x, names, big)), attrs))
     if not ranks.unspecified and (ranks.min or 0) > 0:
         r = ranks.min - 1
-        s = [5] if r else []
         s = [1] * max(r - 1, 0) + [5] if r else []
-        out.append(Probe(f"rank-{r}", "rank", call(xs=s, ys=s), attrs))
-    same = {p for c in std.constraints for p in c.same if x in c.tensors and y in c.tensors}
-    if "data_type" in same:
-        other = [d for d in ver.dtypes(x) if d != dtype] or unlisted
-        if other:
-            out.append(Probe("output-dtype", "data_type", call(yd=other[0]), attrs))
-    if "dimension_count" in same and base:
-        # another rank the table allows if there is one (else the output also breaks the rank rule)
-        alt = [r for r in rules.tested_ranks(ranks) if r != len(base) and r >= 1] or [len(base) - 1]
-        out.append(Probe("output-rank", "dimension_count", call(ys=_fit_rank([5], alt[0])), attrs))
-    if "sizes" in same and base:
-        out.append(Probe("output-sizes", "sizes", call(ys=base[:-1] + [base[-1] + 1]), attrs))
+        out.append(Probe(f"rank-{r}", "rank", call(xs=s, ys=s, **_same_as_x(ver, std, x, names, s)), attrs))
+    for t in names[1:]:
+        same = {p for c in std.constraints for p in c.same if x in c.tensors and t in c.tensors}
+        if "data_type" in same:
+            other = [d for d in ver.dtypes(x) if d != dtype] or unlisted
+            if other:
+                out.append(Probe(labelled(t, "dtype"), "data_type", _with(call, t, y, yd=other[0]), attrs))
+        if "dimension_count" in same and base:
+            # another rank the table allows if there is one (else the output also breaks the rank rule)
+            alt = [r for r in rules.tested_ranks(ranks) if r != len(base) and r >= 1] or [len(base) - 1]
+            out.append(Probe(labelled(t, "rank"), "dimension_count", _with(call, t, y, ys=_fit_rank([5], alt[0])), attrs))
+        if "sizes" in same and base:
+            out.append(Probe(labelled(t, "sizes"), "sizes", _with(call, t, y, ys=base[:-1] + [base[-1] + 1]), attrs))
+    for rule in ver.broadcast:
+        if base:
+            for t in rule.tensors:
+                # sizes that broadcast under no reading: the last dimension one longer
+                out.append(Probe(f"{t}-broadcast", "broadcast", call(**{t: (dtype, [base[-1] + 1])}), attrs))
     for a, b in std.attributes.items():
         if b.required or (std.attribute_defaults == "none" and b.default is None):
             out.append(Probe(f"missing-{a}", "required-attribute", call(), {k: v for k, v in attrs.items() if k != a}))
@@ -327,12 +506,12 @@ def negative_probes(spec, std, ver, x: str, y: str) -> list[Probe]:
                 out.append(Probe(f"attribute-{e.name}", "version-attribute", call(), {**attrs, e.name: value}))
                 here.add(e.name)
     if std.info.unknown_attributes == "rejected":  # WebNN: WebIDL dictionaries ignore unknown members
-        out.append(Probe(f"attribute-{EXTRA_PROBE_ATTRIBUTE}", "unknown-attribute", call(),
-                         {**attrs, EXTRA_PROBE_ATTRIBUTE: 1.0}))
+        unknown = probe_attribute_name(spec)
+        out.append(Probe(f"attribute-{unknown}", "unknown-attribute", call(), {**attrs, unknown: 1.0}))
     layout = rules.layout(std.info)
     if base and not layout["zero_sizes"]:
         z = base[:-1] + [0]
-        out.append(Probe("zero-size", "zero-size", call(xs=z, ys=z), attrs))
+        out.append(Probe("zero-size", "zero-size", call(xs=z, ys=z, **_same_as_x(ver, std, x, names, z)), attrs))
     if base:
         dense = padded_strides(base)
         if layout["strides"]:
@@ -343,6 +522,26 @@ def negative_probes(spec, std, ver, x: str, y: str) -> list[Probe]:
         else:
             out.append(Probe("strides-given", "strides", call(xst=interleaved_strides(base)), attrs))
     return out
+
+
+def _with(call, t: str, y: str, yd=None, ys=None):
+    """A call where tensor ``t`` (the output ``y`` or another tensor) has another dtype or sizes."""
+    if t == y:
+        kw = {}
+        if yd is not None:
+            kw["yd"] = yd
+        if ys is not None:
+            kw["ys"] = ys
+        return call(**kw)
+    base = call()
+    d = yd if yd is not None else base[t]["dtype"]
+    s = ys if ys is not None else base[t]["sizes"]
+    return call(**{t: (d, s)})
+
+
+def _same_as_x(ver, std, x, names, sizes) -> dict:
+    """Other inputs follow x's sizes where a broadcast rule would otherwise make them legal anyway."""
+    return {t: (ver.dtypes(x)[0], sizes) for t in names[1:] if t in {n for r in ver.broadcast for n in r.tensors}}
 
 
 def large_case_choice(spec, x: str):
@@ -365,6 +564,7 @@ EXHAUSTIVE_DTYPES = ("float16", "bfloat16")
 def exhaustive_cases(spec, writer: CorpusWriter) -> int:
     """All 65,536 bit patterns of each 16-bit float dtype, per table row listing it, default attributes."""
     x, y = spec.inputs[0].name, spec.outputs[0].name
+    others = [t.name for t in spec.inputs[1:]]
     count = 0
     for std in spec.standards.values():
         for ver in std.versions:
@@ -377,14 +577,16 @@ def exhaustive_cases(spec, writer: CorpusWriter) -> int:
                 shape = _fit_rank([256, 256], rank)
                 values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
                 aset = attribute_sets(spec, std.key)[0]
-                g = golden(spec, {x: values}, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+                inputs = {x: values, **{k: np.full(shape, HELD_FLOAT[0], dtype=d.numpy) for k in others}}
+                g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
                 given = [] if (aset.default and std.attribute_defaults == "applied") else list(aset.values)
+                tensors = {**inputs, y: g.y}
                 writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
                            op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
-                           violations=[], shapes={x: shape, y: shape}, dtypes={x: dtype, y: dtype},
-                           strides={x: None, y: None}, in_place=False, attributes=dict(aset.values),
+                           violations=[], shapes={k: shape for k in tensors}, dtypes={k: dtype for k in tensors},
+                           strides={k: None for k in tensors}, in_place=False, attributes=dict(aset.values),
                            attributes_given=given, tolerance=_tolerance(spec, dtype),
-                           tags=["exhaustive", aset.name], tensors={x: values, y: g.y},
+                           tags=["exhaustive", aset.name], tensors=tensors,
                            file=f"{spec.id}/{std.key}-{ver.version}-{dtype}.bin")
                 count += 1
     return count

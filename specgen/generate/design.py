@@ -15,7 +15,8 @@ import numpy as np
 
 from specgen import dtypes as dt
 from specgen.formula.breakpoints import analyse
-from specgen.generate.floats import FORMATS, from_ordered, int_range, round_fraction, step, to_ordered
+from specgen.numerics.ulp import FORMATS, from_ordered, int_range, round_fraction, step
+from specgen.numerics.ulp import ordered as to_ordered
 from specgen.vectors import case_seed
 
 
@@ -48,7 +49,7 @@ def specials(dtype: str) -> np.ndarray:
         vals = sorted({lo, lo + 1, hi - 1, hi, 0, 1} | ({-1} if lo < 0 else set()))
         return np.array(vals, dtype=object).astype(d.numpy)
     f = FORMATS[dtype]
-    mags = [f.min_subnormal, f.min_normal - f.min_subnormal, f.min_normal, f.max_finite, Fraction(1)]
+    mags = [f.min_subnormal, f.min_normal - f.min_subnormal, f.min_normal, f.max_finite, 1.0]
     vals = [0.0, -0.0, np.inf, -np.inf, np.nan] + [s * float(m) for m in mags for s in (1.0, -1.0)]
     return np.array(vals, dtype=np.float64).astype(d.numpy)
 
@@ -59,7 +60,7 @@ def neighbourhood(root: Fraction, dtype: str, width: int = 1) -> np.ndarray:
     d = dt.get(dtype)
     if d.is_float:
         f = FORMATS[dtype]
-        if abs(root) > f.max_finite:
+        if abs(root) > Fraction(f.max_finite):
             return np.array([], dtype=d.numpy)
         near = np.array([round_fraction(root, dtype)]).astype(d.numpy)
         nv = Fraction(float(near[0]))
@@ -90,7 +91,7 @@ def regions(bounds: list[Fraction], dtype: str) -> list[tuple[Fraction | None, F
 def _dtype_limits(dtype: str) -> tuple[Fraction, Fraction]:
     d = dt.get(dtype)
     if d.is_float:
-        m = FORMATS[dtype].max_finite
+        m = Fraction(FORMATS[dtype].max_finite)
         return -m, m
     lo, hi = int_range(dtype)
     return Fraction(lo), Fraction(hi)
@@ -150,9 +151,11 @@ class Design:
     bounds: list[Fraction]
 
 
-def analyse_formula(spec, attributes: dict) -> Design:
-    var = spec.inputs[0].name
-    a = analyse(spec.formula, var, attributes)
+def analyse_formula(spec, values: dict, var: str | None = None) -> Design:
+    """Breakpoints of the operator's formula in input ``var`` (default: the first), every other
+    name (attributes, other inputs) held at ``values``."""
+    var = var or spec.inputs[0].name
+    a = analyse(spec.formula, var, values)
     return Design(a.breakpoints, a.unsolved, a.values)
 
 

@@ -31,7 +31,8 @@ from specgen.formula.breakpoints import NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
 from specgen.numerics.eft import two_prod_err, two_sum_err
-from specgen.generate.floats import int_range, round_float64, round_float64_int, round_fraction
+from specgen.numerics.ulp import int_range, round_float64_int, round_fraction
+from specgen.numerics.ulp import round_to as round_float64
 
 _INFLATE = 1.0 + 2.0 ** -49  # covers the rounding of the bound's own arithmetic
 _SAFE_MAX = 2.0 ** 995  # beyond this, splitting or products may overflow
@@ -367,14 +368,26 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     return Golden(y.reshape(shape), proven, len(rest), len(special_idx), overflow.reshape(shape))
 
 
+def special_categories(inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The special-value category of each element: ``nan`` where any input is NaN, else ``pos_inf``
+    where any is +inf, else ``neg_inf`` where any is -inf (the rule compare uses too)."""
+    arrays = [np.asarray(v, dtype=np.float64) for v in inputs.values()]
+    nan = np.zeros(np.broadcast_shapes(*[a.shape for a in arrays]), dtype=bool)
+    pos, neg = nan.copy(), nan.copy()
+    for a in arrays:
+        nan |= np.isnan(a)
+        pos |= a == np.inf
+        neg |= a == -np.inf
+    return {"nan": nan, "pos_inf": pos & ~nan, "neg_inf": neg & ~nan & ~pos}
+
+
 def _specials(spec, node, env, attrs, out_dtype, standard) -> np.ndarray:
-    """float64 results for elements with a non-finite input (single-input formulas decide by that input)."""
+    """float64 results for elements with a non-finite input (special_categories decides which)."""
     with np.errstate(all="ignore"):
         literal = np.asarray(evaluate(node, {**env, **attrs}), dtype=np.float64)
     literal = np.broadcast_to(literal, next(iter(env.values())).shape).copy()
     out = literal.copy()
-    first = next(iter(env.values()))
-    for category, mask in (("nan", np.isnan(first)), ("pos_inf", first == np.inf), ("neg_inf", first == -np.inf)):
+    for category, mask in special_categories(env).items():
         if not mask.any():
             continue
         outcome = stored_outcome(spec, category, standard)
@@ -383,7 +396,8 @@ def _specials(spec, node, env, attrs, out_dtype, standard) -> np.ndarray:
         elif outcome == "zero":
             out[mask] = 0.0
         elif outcome == "limit":
-            big = 1e300 if category == "pos_inf" else -1e300
-            q = exact_value(node, {**{k: big for k in env}, **attrs})
-            out[mask] = q if isinstance(q, float) else round_fraction(q, out_dtype)
+            for i in np.flatnonzero(mask):
+                point = {k: (math.copysign(1e300, v[i]) if math.isinf(v[i]) else v[i]) for k, v in env.items()}
+                q = exact_value(node, {**point, **attrs})
+                out[i] = q if isinstance(q, float) else round_fraction(q, out_dtype)
     return out

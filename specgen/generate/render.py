@@ -55,7 +55,7 @@ def _rational_literals(node):
 
 
 def reference_module(env: jinja2.Environment, spec) -> str:
-    x = spec.inputs[0].name
+    inputs = [t.name for t in spec.inputs]
     attrs = list(spec.attribute_names)
     all_dtypes = spec.all_dtypes()
     integer = [d for d in all_dtypes if not d.startswith(("float", "bfloat"))]
@@ -63,30 +63,29 @@ def reference_module(env: jinja2.Environment, spec) -> str:
     rounding = stored_outcome(spec, "integer_rounding") if integer else "toward_zero"
     fixes = []
     call_attrs = "".join(f", attrs[{a!r}]" for a in attrs)
-    for category, test in (("nan", "np.isnan(wide)"), ("pos_inf", "wide == np.inf"), ("neg_inf", "wide == -np.inf")):
+    for category in ("nan", "pos_inf", "neg_inf"):
         outcome = stored_outcome(spec, category)
         if outcome == "nan":
-            fixes.append(f"y = np.where({test}, np.nan, y)  # {category}: nan")
+            fixes.append(f"y = np.where({category}, np.nan, y)  # {category}: nan")
         elif outcome == "zero":
-            fixes.append(f"y = np.where({test}, 0.0, y)  # {category}: zero")
+            fixes.append(f"y = np.where({category}, 0.0, y)  # {category}: zero")
         elif outcome == "limit":
-            big = "1e300" if category != "neg_inf" else "-1e300"
-            fixes.append(f"y = np.where({test}, formula(np.float64({big}){call_attrs}), y)  # {category}: the limit")
+            fixes.append(f"y = np.where({category}, formula(*_limit_inputs(wide){call_attrs}), y)  # {category}: the limit")
     special_text = ", ".join(f"{c} -> {stored_outcome(spec, c)}" for c in ("nan", "pos_inf", "neg_inf"))
     overflow = spec.special_values.get("integer_overflow")
     formulas = _formulas(spec)
     ctx = {
-        "command": COMMAND, "sources": spec_source(spec), "op": spec, "input": x, "attributes": attrs,
+        "command": COMMAND, "sources": spec_source(spec), "op": spec, "inputs": inputs, "attributes": attrs,
         "defaults": {k: s.defaults() for k, s in spec.standards.items()},
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
         "cast_to_input": [k for k, s in spec.standards.items() if s.info.attribute_cast == "input"],
-        "dtypes": {k: {v.version: list(v.dtypes(x)) for v in s.versions} for k, s in spec.standards.items()},
+        "dtypes": {k: {v.version: list(v.dtypes(inputs[0])) for v in s.versions} for k, s in spec.standards.items()},
         "integer_dtypes": integer, "integer_rounding": rounding,
         "integer_converter": _INT_CONVERTERS.get(rounding, "int"),
         "integer_overflow": overflow.default[0] if overflow else "unspecified",
-        "formula_args": ", ".join([x] + attrs),
-        "formula_block": _formula_block(formulas, [x] + attrs, bool(integer)),
-        "signature": ", ".join([x] + [f"{a}=None" for a in attrs] + ["*", f"standard={default_std!r}", "version=None"]),
+        "formula_args": ", ".join(inputs + attrs),
+        "formula_block": _formula_block(formulas, inputs + attrs, bool(integer)),
+        "signature": ", ".join(inputs + [f"{a}=None" for a in attrs] + ["*", f"standard={default_std!r}", "version=None"]),
         "special_fixes": fixes, "special_text": special_text, "standards": list(spec.standards),
     }
     return env.get_template("reference/op.py.j2").render(ctx)
@@ -152,15 +151,30 @@ def validation_tables(spec) -> tuple[dict, dict]:
                 "tensors": {t: {"dtypes": list(sup.dtypes),
                                 "ranks": None if sup.ranks.unspecified else [sup.ranks.min or 0, sup.ranks.max]}
                             for t, sup in v.tensors.items()},
-                "extra_attributes": {e.name: e.type for e in v.extra_attributes}} for v in s.versions},
+                "extra_attributes": {e.name: e.type for e in v.extra_attributes},
+                **({"broadcast": [b.to_data() for b in v.broadcast]} if v.broadcast else {})} for v in s.versions},
         }
     return op, standards
+
+
+def validate_example(spec) -> str:
+    """A legal call of the spec's first standard at its latest version (the module's docstring example)."""
+    key, std = next(iter(spec.standards.items()))
+    ver = std.versions[-1]
+    rank = min(max(ver.ranks(t.name).min or 0, 2) if not ver.ranks(t.name).unspecified else 2
+               for t in spec.inputs + spec.outputs)
+    sizes = [2, 3, 4, 5, 6, 7, 8, 9][:rank]
+    tensors = {t.name: {"dtype": ver.dtypes(t.name)[0], "sizes": sizes} for t in spec.inputs + spec.outputs}
+    required = {a: 0.5 for a, b in std.attributes.items()
+                if b.required or (std.attribute_defaults == "none" and b.default is None)}
+    return f"validate({key!r}, {ver.version!r}, {pyrepr(tensors)}, {pyrepr(required)})"
 
 
 def validate_module(env: jinja2.Environment, spec) -> str:
     op, standards = validation_tables(spec)
     return env.get_template("validate/op.py.j2").render(
-        command=COMMAND, sources=spec_source(spec), op=spec, op_data=pyrepr(op), standards_data=pyrepr(standards))
+        command=COMMAND, sources=spec_source(spec), op=spec, op_data=pyrepr(op), standards_data=pyrepr(standards),
+        example=validate_example(spec))
 
 
 def shared_module(env: jinja2.Environment, template: str) -> str:

@@ -87,14 +87,18 @@ class Comparison:
     notes: list[str]
     metric: str
     context: str  # "op(attrs) dtype shape"
-    max_error_ulps: float = 0.0  # over finite-input elements
+    max_error_ulps: float = 0.0  # over the judged finite-input elements (not the golden-equal ones)
+    golden_equal: int = 0  # elements bit-identical to the golden value: accepted without the model
 
     def summary(self) -> str:
         if self.kind in ("shape", "dtype"):
             return f"{self.notes[0] if self.notes else self.kind} [{self.context}]"
         if self.ok:
-            return (f"{self.total} elements within the {self.metric} bound, max error "
-                    f"{_fmt_ulps(self.max_error_ulps)} ULP [{self.context}]")
+            if self.golden_equal == self.total:
+                return (f"{self.total} elements equal to the correctly rounded golden value "
+                        f"[{self.context}]")
+            return (f"{self.total} elements within the {self.metric} bound ({self.golden_equal} equal to the golden "
+                    f"value), max error {_fmt_ulps(self.max_error_ulps)} ULP [{self.context}]")
         w = self.worst
         at = f" at {list(w.index)}, x = {w.input['decimal']} ({w.input['hex']})" if w.input else f" at {list(w.index)}"
         err = f", error {_fmt_ulps(w.error_ulps)} ULP > bound {_fmt_ulps(w.bound_ulps)} ULP" if w.kind in ("value", "flush") else ""
@@ -105,7 +109,7 @@ class Comparison:
     def to_json(self) -> dict:
         return {"ok": self.ok, "total": self.total, "mismatches": self.mismatches, "kind": self.kind,
                 "kinds": dict(self.kinds), "metric": self.metric, "context": self.context,
-                "max_error_ulps": _num(self.max_error_ulps),
+                "max_error_ulps": _num(self.max_error_ulps), "golden_equal": self.golden_equal,
                 "worst": self.worst.to_json() if self.worst else None,
                 "first": [e.to_json() for e in self.first], "notes": list(self.notes), "summary": self.summary()}
 
@@ -141,8 +145,13 @@ def value_text(v, dtype) -> dict:
 # ----------------------------------------------------------------------------- the entry point
 
 def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any], attributes: Mapping[str, float],
-            expected, actual) -> Comparison:
-    """Judge ``actual`` against the spec for one case; never raises for a wrong actual."""
+            expected, actual, *, fast: bool = True) -> Comparison:
+    """Judge ``actual`` against the spec for one case; never raises for a wrong actual.
+
+    ``fast`` (the default): elements bit-identical to the golden value with finite inputs pass
+    without running the error model (the full judgement accepts them all); only the others are
+    judged. ``fast=False`` judges every element (same verdicts; the max error and the worst
+    element of a passing case then range over every element)."""
     expected = np.asarray(expected)
     attrs = resolve_attributes(spec, standard_key, attributes, case_dtype)
     context = _context(spec, attrs, case_dtype, expected.shape)
@@ -166,11 +175,53 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
         arrays = {k: v.reshape(1) for k, v in arrays.items()}
         expected, actual = expected.reshape(1), actual.reshape(1)
     judge = _FloatJudge if U.is_float(case_dtype) else _IntJudge
-    result = judge(spec, standard_key, case_dtype, tol, metric, arrays, attrs, expected, actual, context).run()
+    args = (spec, standard_key, case_dtype, tol, metric)
+    if judge is _FloatJudge and fast:
+        result = _judge_differing(judge, args, arrays, attrs, expected, actual, context)
+    else:
+        result = judge(*args, arrays, attrs, expected, actual, context).run()
     if scalar:
         for e in [result.worst, *result.first]:
             if e is not None:
                 e.index = ()
+    return result
+
+
+def golden_equal_mask(expected: np.ndarray, actual: np.ndarray, inputs) -> np.ndarray:
+    """Elements whose result is bit-identical to the golden (correctly rounded) value and whose
+    inputs are all finite: the full judgement accepts every one of them (a golden value always
+    passes; a bit-identical zero has the golden sign), so the fast path skips them."""
+    bits = expected.dtype.itemsize * 8
+    same = expected.view(f"u{bits // 8}") == actual.view(f"u{bits // 8}")
+    with np.errstate(invalid="ignore"):  # ml_dtypes' bfloat16 isfinite warns on NaN
+        for v in inputs.values():
+            if U.is_float(v.dtype):
+                same &= np.isfinite(v)
+    return same
+
+
+def _judge_differing(judge, args, arrays, attrs, expected, actual, context) -> Comparison:
+    """The float judgement run only on the elements that differ from the golden value (or have a
+    non-finite input); its verdicts are those of the full judgement element by element (tests:
+    tests/test_compare_fast.py), element indices are mapped back to the case's shape."""
+    shape = expected.shape
+    same = golden_equal_mask(expected, actual, arrays)
+    idx = np.flatnonzero(~same.reshape(-1))
+    metric = args[4]
+    if idx.size == 0:
+        return Comparison(ok=True, total=int(expected.size), mismatches=0, kind=None, kinds={}, worst=None,
+                          first=[], notes=[], metric=metric, context=context, golden_equal=int(expected.size))
+    if idx.size == expected.size:
+        result = judge(*args, arrays, attrs, expected, actual, context).run()
+        result.golden_equal = 0
+        return result
+    sub = {k: np.ascontiguousarray(v.reshape(-1)[idx]) for k, v in arrays.items()}
+    result = judge(*args, sub, attrs, expected.reshape(-1)[idx], actual.reshape(-1)[idx], context).run()
+    for e in [result.worst, *result.first]:
+        if e is not None:
+            e.index = tuple(int(i) for i in np.unravel_index(int(idx[e.index[0]]), shape))
+    result.total = int(expected.size)
+    result.golden_equal = int(expected.size - idx.size)
     return result
 
 
@@ -271,9 +322,10 @@ class _Judge:
 class _FloatJudge(_Judge):
     def run(self) -> Comparison:
         f = U.fmt(self.dtype)
-        x = {k: v.astype(np.float64) for k, v in self.inputs.items()}
-        a = self.actual.astype(np.float64)
-        e = self.expected.astype(np.float64)
+        with np.errstate(invalid="ignore"):  # ml_dtypes warns casting a bfloat16 NaN
+            x = {k: v.astype(np.float64) for k, v in self.inputs.items()}
+            a = self.actual.astype(np.float64)
+            e = self.expected.astype(np.float64)
         nan_in = np.zeros(self.shape, dtype=bool)
         pinf_in = np.zeros(self.shape, dtype=bool)
         ninf_in = np.zeros(self.shape, dtype=bool)

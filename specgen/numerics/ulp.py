@@ -1,4 +1,7 @@
-"""ULP arithmetic for the float dtypes specgen knows (float64, float32, float16, bfloat16), vectorised.
+"""The one home of float arithmetic facts: ULPs, ordering and stepping, and every correct rounding
+(exact values and float64 arrays to any dtype, integers by a named mode), vectorised where it can be.
+The formats themselves (precision, exponent range, numpy type) are the float rows of
+specgen.dtypes.DTYPES; the generator, the error model, compare and the sweeps all use this module.
 
 Definitions (docs/error-model.md; the OpenCL CTS convention):
 - ``ulp(r, dtype)``: the spacing of ``dtype`` in the binade of ``|r|`` (``r`` an exact reference
@@ -17,50 +20,18 @@ Definitions (docs/error-model.md; the OpenCL CTS convention):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
-import ml_dtypes
 import numpy as np
 
-
-@dataclass(frozen=True)
-class Format:
-    name: str
-    precision: int  # significand bits including the implicit bit
-    emin: int  # exponent of the smallest normal
-    emax: int  # exponent of the largest binade
-    bits: int
-    numpy: np.dtype
-
-    @property
-    def min_normal(self) -> float:
-        return math.ldexp(1.0, self.emin)
-
-    @property
-    def min_subnormal(self) -> float:
-        return math.ldexp(1.0, self.emin - self.precision + 1)
-
-    @property
-    def max_finite(self) -> float:
-        return math.ldexp(2.0 - math.ldexp(1.0, 1 - self.precision), self.emax)
-
-    @property
-    def eps(self) -> float:
-        """Spacing just above 1."""
-        return math.ldexp(1.0, 1 - self.precision)
-
-    @property
-    def uint(self) -> np.dtype:
-        return np.dtype(f"uint{self.bits}")
+from specgen.dtypes import DTYPES, DType
 
 
-FORMATS: dict[str, Format] = {
-    "float64": Format("float64", 53, -1022, 1023, 64, np.dtype(np.float64)),
-    "float32": Format("float32", 24, -126, 127, 32, np.dtype(np.float32)),
-    "float16": Format("float16", 11, -14, 15, 16, np.dtype(np.float16)),
-    "bfloat16": Format("bfloat16", 8, -126, 127, 16, np.dtype(ml_dtypes.bfloat16)),
-}
+Format = DType  # a float entry of specgen.dtypes.DTYPES: name, precision, emin, emax, bits, numpy
+
+FORMATS: dict[str, DType] = {name: d for name, d in DTYPES.items() if d.is_float}
+
+INTEGER_ROUNDINGS = ("toward_zero", "nearest_even", "nearest_away", "floor")
 
 
 def fmt(dtype) -> Format:
@@ -129,12 +100,7 @@ def ulp_error_exact(actual, reference, dtype) -> float:
     if not math.isfinite(a):
         return math.copysign(math.inf, a) if not math.isnan(a) else math.nan
     mag = abs(ref)
-    e = f.emin
-    if mag != 0:
-        e = mag.numerator.bit_length() - mag.denominator.bit_length()
-        if Fraction(2) ** e > mag:
-            e -= 1
-        e = max(e, f.emin)
+    e = max(floor_log2(mag), f.emin) if mag != 0 else f.emin
     spacing = Fraction(2) ** (e - f.precision + 1)
     return float((Fraction(a) - ref) / spacing)
 
@@ -171,6 +137,29 @@ def ulp_distance(a, b, dtype=None) -> np.ndarray:
     ob = ordered(b, dtype)
     return np.abs(oa.astype(np.float64) - ob.astype(np.float64)) if fmt(
         dtype if dtype is not None else np.asarray(a).dtype).bits == 64 else np.abs(oa - ob).astype(np.float64)
+
+
+def from_ordered(o, dtype) -> np.ndarray:
+    """The inverse of ``ordered`` (0 maps to +0)."""
+    f = fmt(dtype)
+    o = np.asarray(o, dtype=np.int64)
+    if f.bits < 64:
+        bits = np.where(o < 0, (-o) | (1 << (f.bits - 1)), o).astype(f.uint)
+    else:
+        bits = np.where(o < 0, (-o).view(np.uint64) | np.uint64(1 << 63), o.view(np.uint64)).astype(np.uint64)
+    return bits.view(f.numpy)
+
+
+def step(values, k: int, dtype: str) -> np.ndarray:
+    """Values moved by k ULPs in ``dtype`` (floats: through the value order, stopping at ±inf;
+    integers: k, clipped to the type's range)."""
+    d = DTYPES[dtype]
+    if not d.is_float:
+        lo, hi = d.int_range
+        return np.array([min(max(int(v) + k, lo), hi) for v in np.asarray(values).ravel()], dtype=object).astype(d.numpy)
+    inf_o = int(ordered(np.array([np.inf]).astype(d.numpy), d)[0])
+    o = np.clip(ordered(np.asarray(values).astype(d.numpy), d) + k, -inf_o, inf_o)
+    return from_ordered(o, d)
 
 
 def next_up(values, dtype=None) -> np.ndarray:
@@ -250,14 +239,20 @@ def round_to(values, dtype) -> np.ndarray:
         return v.astype(f.numpy)
 
 
-def round_fraction(q, dtype) -> float:
-    """An exact value (int, Fraction, float, or mpmath mpf) rounded once to nearest even in a float
-    dtype; returned as a Python float (exact for every dtype). Zeros keep the sign of q for floats."""
-    f = fmt(dtype)
+def round_fraction(q, dtype, mode: str = "nearest_even"):
+    """An exact value (int, Fraction, float, or mpmath mpf) rounded once to ``dtype``.
+
+    Floats: round-to-nearest-even with gradual underflow and overflow to inf, returned as a
+    Python float (exact for every float dtype); zeros keep the sign of ``q`` (an exact zero gives
+    +0.0: the caller decides the sign of exact zeros). Integers: ``mode`` (INTEGER_ROUNDINGS), an
+    int, no saturation here (see ``int_range``)."""
+    d = DTYPES[dtype] if isinstance(dtype, str) and dtype in DTYPES else fmt(dtype)
     if not isinstance(q, (int, Fraction, float)):
         q = _mpf_to_fraction(q)
         if isinstance(q, float):  # nan / inf
             return q
+    if not d.is_float:
+        return round_integer(Fraction(q), mode)
     if isinstance(q, float):
         if not math.isfinite(q) or q == 0:
             return q
@@ -266,19 +261,55 @@ def round_fraction(q, dtype) -> float:
         return 0.0
     sign = -1.0 if q < 0 else 1.0
     a = abs(q)
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    if Fraction(2) ** e > a:
-        e -= 1
-    e = max(e, f.emin)
-    shift = f.precision - 1 - e
+    e = max(floor_log2(a), d.emin)
+    shift = d.precision - 1 - e  # a * 2**shift has `precision` integer bits (fewer when subnormal)
     num, den = (a.numerator << shift, a.denominator) if shift >= 0 else (a.numerator, a.denominator << -shift)
     m, rem = divmod(num, den)
     if 2 * rem > den or (2 * rem == den and m & 1):
         m += 1
     result = Fraction(m) / Fraction(2) ** shift if shift >= 0 else Fraction(m) * Fraction(2) ** -shift
-    if result > Fraction(f.max_finite):
+    if result > Fraction(d.max_finite):
         return sign * math.inf
     return math.copysign(float(result), sign)
+
+
+def floor_log2(a: Fraction) -> int:
+    """floor(log2(a)) of a positive rational, exactly."""
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    return e
+
+
+def round_integer(q: Fraction, mode: str) -> int:
+    """An exact value rounded to an integer by ``mode`` (one of INTEGER_ROUNDINGS)."""
+    if mode == "toward_zero":
+        return int(q)
+    if mode == "nearest_even":
+        return round(q)
+    if mode == "floor":
+        return math.floor(q)
+    if mode == "nearest_away":
+        return int(math.copysign(math.floor(abs(q) + Fraction(1, 2)), q)) if q else 0
+    raise ValueError(f"unknown integer rounding mode {mode!r}")
+
+
+def round_float64_int(v: np.ndarray, mode: str) -> np.ndarray:
+    """float64 values rounded to integers (still float64) by ``mode``; monotone non-decreasing."""
+    if mode == "toward_zero":
+        return np.trunc(v)
+    if mode == "nearest_even":
+        return np.rint(v)
+    if mode == "floor":
+        return np.floor(v)
+    if mode == "nearest_away":
+        big = np.abs(v) >= 2.0 ** 52
+        return np.where(big, v, np.copysign(np.floor(np.abs(v) + 0.5), v))
+    raise ValueError(f"unknown integer rounding mode {mode!r}")
+
+
+def int_range(dtype: str) -> tuple[int, int]:
+    return DTYPES[dtype].int_range
 
 
 def _mpf_to_fraction(x):

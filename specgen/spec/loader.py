@@ -134,8 +134,8 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
         if entry.get("unknown_attributes", "rejected") not in ("rejected", "ignored"):
             c.err(kp + ("unknown_attributes",), "must be rejected or ignored")
         layout = c.mapping(entry.get("layout"), kp + ("layout",)) or {}
-        c.keys(layout, kp + ("layout",), ("strides", "zero_sizes", "source"))
-        for flag in ("strides", "zero_sizes"):
+        c.keys(layout, kp + ("layout",), ("strides", "zero_sizes", "source"), ("zero_strides",))
+        for flag in ("strides", "zero_sizes", "zero_strides"):
             if flag in layout:
                 c.boolean(layout[flag], kp + ("layout", flag))
         if entry.get("attribute_defaults") not in ("applied", "typical", "none"):
@@ -156,6 +156,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   tensor_type=entry["tensor_type"],
                                   attribute_type_names=dict(entry["attribute_type_names"] or {}),
                                   strides=layout["strides"], zero_sizes=layout["zero_sizes"],
+                                  zero_strides=bool(layout.get("zero_strides", False)),
                                   layout_source=str(layout.get("source", "")),
                                   attribute_cast=entry.get("attribute_cast", "float32"),
                                   unknown_attributes=entry.get("unknown_attributes", "rejected"),
@@ -561,7 +562,7 @@ class _StandardBuilder:
         c, kp, e, info = self.c, self.kp, self.entry, self.info
         before = len(c.problems)
         c.keys(e, kp, ("operator", "tensors", "attributes", "versions", "in_place"),
-               ("domain", "introduced", "constraints", "attribute_defaults", "formula"))
+               ("domain", "introduced", "constraints", "attribute_defaults", "formula", "broadcast"))
         operator = c.text(e.get("operator"), kp + ("operator",)) if "operator" in e else None
         in_place = e.get("in_place")
         if "in_place" in e and in_place not in (True, False, "unspecified"):
@@ -713,8 +714,42 @@ class _StandardBuilder:
                 out.append(m.Constraint(tuple(tensors), tuple(same), entry.get("source")))
         return out
 
+    def broadcast(self, raw, kp) -> list[m.BroadcastRule]:
+        """Broadcast rules: a list of {kind, tensors, to, source}; [] (or none given): no broadcasting."""
+        c = self.c
+        items = c.seq(raw, kp, "a list of {kind, tensors, to, source}")
+        out = []
+        input_names = [t.name for t in self.inputs]
+        for i, item in enumerate(items or []):
+            ikp = kp + (i,)
+            entry = c.mapping(item, ikp)
+            if entry is None:
+                continue
+            c.keys(entry, ikp, ("kind", "tensors", "to"), ("source",))
+            kind = entry.get("kind")
+            if kind not in m.BROADCAST_KINDS:
+                c.err(ikp + ("kind",), f"must be one of {', '.join(m.BROADCAST_KINDS)}, got {kind!r}")
+                continue
+            tensors = c.seq(entry.get("tensors"), ikp + ("tensors",)) or []
+            to = entry.get("to")
+            bad = [t for t in [*tensors, to] if t not in input_names]
+            if bad or not tensors:
+                c.err(ikp + ("tensors",) if not bad or bad[0] != to else ikp + ("to",),
+                      f"{bad[0]!r} is not a declared input" if bad else "names no input")
+                continue
+            if to in tensors:
+                c.err(ikp + ("to",), f"{to!r} cannot broadcast to itself")
+                continue
+            source = entry.get("source")
+            if source is not None:
+                source = c.text(source, ikp + ("source",))
+            out.append(m.BroadcastRule(kind, tuple(str(t) for t in tensors), str(to), source))
+        return out
+
     def versions(self, attrs) -> list[m.Version]:
         c, kp, info = self.c, self.kp + ("versions",), self.info
+        self.standard_broadcast = (self.broadcast(self.entry["broadcast"], self.kp + ("broadcast",))
+                                   if "broadcast" in self.entry else [])
         if "versions" not in self.entry:
             return []
         items = c.seq(self.entry["versions"], kp) or []
@@ -726,7 +761,8 @@ class _StandardBuilder:
             entry = c.mapping(raw, vkp)
             if entry is None:
                 continue
-            c.keys(entry, vkp, ("version",), ("ranks", "dtypes", "tensors", "extra_attributes", "facts", "source"))
+            c.keys(entry, vkp, ("version",), ("ranks", "dtypes", "tensors", "extra_attributes", "facts", "source",
+                                              "broadcast"))
             version = entry.get("version")
             if isinstance(version, bool) or not isinstance(version, (str, int)):
                 c.err(vkp + ("version",), f"must be a string such as \"3_0\" or \"22\", got {_kind(version)}")
@@ -746,7 +782,12 @@ class _StandardBuilder:
                 facts = {}
             if tensors is None:
                 continue
-            v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp))
+            if "broadcast" in entry:
+                broadcast = self.broadcast(entry["broadcast"], vkp + ("broadcast",))
+            else:
+                broadcast = self.standard_broadcast
+            v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp),
+                          tuple(broadcast))
             if out:
                 self.check_growth(out[-1], v, vkp)
             out.append(v)

@@ -27,6 +27,12 @@ REQUIRED_SPECIALS = ("nan", "pos_inf", "neg_inf", "signed_zero", "subnormal")
 
 TOLERANCE_METRICS = ("exact", "ulp", "abs", "model")
 
+# How an input may have a shape other than the tensor it is combined with (BroadcastRule.kind):
+#   unidirectional    numpy rules, one way: ``tensors`` broadcast to ``to`` (ONNX PRelu 7+)
+#   multidirectional  numpy rules among ``tensors`` and ``to``; the output has the broadcast shape
+#   single_element    ``tensors`` either have ``to``'s sizes or hold exactly one element (ONNX PRelu 1, 6)
+BROADCAST_KINDS = ("unidirectional", "multidirectional", "single_element")
+
 
 @dataclass(frozen=True)
 class Ranks:
@@ -76,6 +82,19 @@ class ExtraAttribute:
 
 
 @dataclass(frozen=True)
+class BroadcastRule:
+    """Which inputs may take a shape other than ``to``'s, and how (BROADCAST_KINDS)."""
+
+    kind: str
+    tensors: tuple[str, ...]
+    to: str
+    source: str | None = None
+
+    def to_data(self) -> dict:
+        return {"kind": self.kind, "tensors": list(self.tensors), "to": self.to}
+
+
+@dataclass(frozen=True)
 class Version:
     version: str
     tensors: dict[str, TensorSupport]  # by the operator's tensor name, inputs then outputs
@@ -83,6 +102,7 @@ class Version:
     facts: dict[str, Any] = field(default_factory=dict)
     source: str | None = None
     line: int | None = None
+    broadcast: tuple[BroadcastRule, ...] = ()  # none: every input has the sizes its constraints say
 
     def dtypes(self, tensor: str | None = None) -> tuple[str, ...]:
         if tensor is not None:
@@ -141,6 +161,7 @@ class StandardInfo:
     attribute_type_names: dict[str, str]
     strides: bool = False  # tensors may be strided (non-contiguous)
     zero_sizes: bool = True  # a dimension of size 0 is legal
+    zero_strides: bool = False  # an input stride of 0 repeats it along that dimension (DirectML broadcasting)
     layout_source: str = ""
     # How attribute values reach the computation: "float32" (DirectML, ONNX and oneDNN store them
     # as 32-bit floats) or "input" (WebNN casts each option to the input tensor's data type).

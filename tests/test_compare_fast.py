@@ -1,0 +1,96 @@
+"""The compare fast path (elements bit-identical to the golden value skip the error model) gives the
+verdicts of the full judgement element by element: on every float case of the committed corpus and
+on exhaustive 16-bit sweeps, for correct outputs and for deliberately wrong ones."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from specgen import dtypes as dt
+from specgen.formula.numpy_eval import evaluate
+from specgen.generate.corpus import attribute_sets, held_values
+from specgen.generate.exact import golden
+from specgen.numerics import ulp as U
+from specgen.numerics.compare import compare
+from specgen.spec.loader import load_all
+from specgen.vectors import case_seed, load_corpus
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = load_all()
+
+
+def _wrong(expected: np.ndarray, inputs: dict, spec, attrs, seed: str) -> np.ndarray:
+    """A backend that is wrong in several ways at once: 1-3 ULP off, a flipped zero sign, a NaN,
+    an infinity, and elsewhere the formula evaluated naively in the output dtype."""
+    rng = np.random.Generator(np.random.PCG64(case_seed(seed)))
+    f = U.fmt(expected.dtype)
+    env = {k: v.astype(f.numpy) if U.is_float(v.dtype) else v for k, v in inputs.items()}
+    with np.errstate(all="ignore"):
+        naive = np.broadcast_to(np.asarray(evaluate(spec.formula, {**env, **attrs}, dtype=f.numpy)),
+                                expected.shape).astype(f.numpy)
+    out = np.array(expected, copy=True).reshape(-1)
+    flat_naive = naive.reshape(-1)
+    pick = rng.integers(0, 6, out.size)
+    steps = rng.integers(1, 4, out.size)
+    ordered = U.ordered(out, f)
+    stepped = U.from_ordered(np.clip(ordered + steps, None, U.ordered(np.array([f.max_finite]), f)[0]), f)
+    out = np.where(pick == 0, stepped, out)
+    out = np.where(pick == 1, flat_naive, out)
+    with np.errstate(invalid="ignore"):
+        out = np.where((pick == 2) & (out.astype(np.float64) == 0), -out, out)
+    out = np.where(pick == 3, np.array(np.nan, f.numpy), out)
+    out = np.where(pick == 4, np.array(np.inf, f.numpy), out)
+    return out.astype(f.numpy).reshape(expected.shape)
+
+
+def _same_verdicts(spec, standard, dtype, inputs, attrs, expected, actual, label):
+    fast = compare(spec, standard, dtype, inputs, attrs, expected, actual)
+    full = compare(spec, standard, dtype, inputs, attrs, expected, actual, fast=False)
+    assert (fast.ok, fast.mismatches, fast.kind, fast.kinds, fast.total) == \
+           (full.ok, full.mismatches, full.kind, full.kinds, full.total), label
+    assert [e.index for e in fast.first] == [e.index for e in full.first], label
+    if not full.ok:
+        assert fast.worst.index == full.worst.index and fast.worst.kind == full.worst.kind, label
+    return fast
+
+
+def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
+    corpus = load_corpus(ROOT / "generated" / "vectors")
+    judged = 0
+    for case in corpus.cases:
+        if case.kind != "positive" or not dt.get(case.dtype).is_float:
+            continue
+        spec = SPECS[case.op]
+        t = case.load()
+        names = [i.name for i in spec.inputs]
+        inputs = {n: t[n] for n in names}
+        y = t[spec.outputs[0].name]
+        if y.ndim == 0:
+            inputs = {n: v.reshape(1) for n, v in inputs.items()}
+            y = y.reshape(1)
+        wrong = _wrong(y, inputs, spec, case.attributes, case.id)
+        fast = _same_verdicts(spec, case.standard, case.dtype, inputs, case.attributes, y, wrong, case.id)
+        judged += fast.total - fast.golden_equal
+        assert compare(spec, case.standard, case.dtype, inputs, case.attributes, y, y.copy()).ok, case.id
+    assert judged > 50_000
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_fast_path_agrees_on_an_exhaustive_16_bit_sweep(op, dtype):
+    spec = SPECS[op]
+    rows = [(k, v) for k, s in spec.standards.items() for v in s.versions if dtype in v.dtypes(spec.inputs[0].name)]
+    if not rows:
+        pytest.skip(f"{op} lists no {dtype}")
+    key, _ = rows[-1]
+    attrs = attribute_sets(spec, key)[0].values
+    d = dt.get(dtype)
+    x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy)
+    inputs = {spec.inputs[0].name: x}
+    for t in spec.inputs[1:]:
+        inputs[t.name] = np.full(x.shape, held_values(dtype)[1], dtype=d.numpy)
+    y = golden(spec, inputs, attrs, dtype, key).y
+    _same_verdicts(spec, key, dtype, inputs, attrs, y, y.copy(), f"{op} {dtype} correct")
+    _same_verdicts(spec, key, dtype, inputs, attrs, y, _wrong(y, inputs, spec, attrs, f"{op}/{dtype}"), f"{op} {dtype} wrong")
