@@ -40,6 +40,16 @@ def test_without_the_browser_the_adapter_is_not_installed_and_nothing_fails(tmp_
     assert res.exit_code == 3, res.output
 
 
+def test_a_browser_that_dies_makes_the_adapter_broken_with_its_log(tmp_path, monkeypatch):
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\necho 'chromium: cannot open shared object file' >&2\nexit 127\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv(ENV_DIR, str(tmp_path))
+    res = CliRunner().invoke(main, ["run", "--adapter", "webnn-chromium", "-q"])
+    assert res.exit_code == 3, res.output
+    assert "cannot open shared object file" in res.output
+
+
 @pytest.fixture(scope="module")
 def browser():
     if find_browser() is None:

@@ -163,9 +163,17 @@ class Browser:
         target = self.send("Target.createTarget", {"url": Path(page).as_uri()}, timeout=START_TIMEOUT)["targetId"]
         self._session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         deadline = time.monotonic() + START_TIMEOUT
-        while not self.evaluate("typeof window.__specgen === 'object' && document.readyState === 'complete'"):
+        while True:
+            try:  # while the new target navigates, its execution context may come and go
+                if self.evaluate("typeof window.__specgen === 'object' && document.readyState === 'complete'"):
+                    break
+                why = "not loaded yet"
+            except BrowserError as exc:
+                if self.proc.poll() is not None:
+                    raise
+                why = str(exc)
             if time.monotonic() > deadline:
-                raise BrowserError("the harness page did not load")
+                raise BrowserError(f"the harness page did not load: {why}")
             time.sleep(0.01)
 
     # -- protocol
