@@ -50,6 +50,9 @@ from specgen.numerics.error_model import accepted_outputs
 MAX_FIRST = 10
 LIMIT_INPUT = 1e300
 KIND_ORDER = ("nan-mismatch", "inf-mismatch", "value", "flush", "signed-zero")
+# per-element failure kinds are small integer codes: 0 accepted, i + 1 for KIND_ORDER[i] (most severe first)
+OK_CODE = 0
+CODE = {k: i + 1 for i, k in enumerate(KIND_ORDER)}
 
 
 @dataclass
@@ -271,7 +274,7 @@ class _Judge:
         # the standard's own formula where it has one (ONNX Shrink tests x < -lambd first)
         self.formula = spec.formula_for(standard) if hasattr(spec, "formula_for") else spec.formula
         self.notes: list[str] = []
-        self.kind = np.full(self.shape, "", dtype=object)  # failure kind per element ("" = accepted)
+        self.kind = np.zeros(self.shape, dtype=np.int8)  # failure kind code per element (CODE; 0 = accepted)
         self.error = np.zeros(self.shape)  # |actual - reference| in output ULPs
         self.bound = np.zeros(self.shape)  # accepted error in output ULPs
 
@@ -280,17 +283,17 @@ class _Judge:
         return np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), self.shape), dtype=np.float64)
 
     def finish(self) -> Comparison:
-        bad = self.kind != ""
+        bad = self.kind != OK_CODE
         flat_bad = np.flatnonzero(bad)
-        kinds = {k: int(np.count_nonzero(self.kind == k)) for k in KIND_ORDER if np.any(self.kind == k)}
+        counts = np.bincount(self.kind.ravel(), minlength=len(KIND_ORDER) + 1)
+        kinds = {k: int(counts[CODE[k]]) for k in KIND_ORDER if counts[CODE[k]]}
         kind = next(iter(kinds), None)
         first = [self.element(np.unravel_index(i, self.shape)) for i in flat_bad[:MAX_FIRST]]
         with np.errstate(all="ignore"):
             finite_err = np.where(np.isfinite(self.error), self.error, np.nan)
             max_err = float(np.nanmax(finite_err)) if finite_err.size and not np.all(np.isnan(finite_err)) else 0.0
             if flat_bad.size:
-                severity = np.array([len(KIND_ORDER) - KIND_ORDER.index(k) if k else 0
-                                     for k in self.kind.ravel()[flat_bad]], dtype=np.float64)
+                severity = (len(KIND_ORDER) + 1 - self.kind.ravel()[flat_bad]).astype(np.float64)
                 excess = (self.error - self.bound).ravel()[flat_bad]
                 excess = np.where(np.isnan(excess), np.inf, excess)
                 order = np.lexsort((-excess, -severity))
@@ -311,7 +314,7 @@ class _Judge:
                        expected=value_text(self.expected[idx], self.expected.dtype),
                        actual=value_text(self.actual[idx], self.actual.dtype),
                        error_ulps=float(self.error[idx]), bound_ulps=float(self.bound[idx]),
-                       kind=self.kind[idx] or None, inputs=ins)
+                       kind=KIND_ORDER[self.kind[idx] - 1] if self.kind[idx] else None, inputs=ins)
 
 
 class _FloatJudge(_Judge):
@@ -424,15 +427,15 @@ class _FloatJudge(_Judge):
     def classify(self, bad, a, ref, lo, hi, f, flush):
         if not bad.any():
             return
-        kind = np.where(bad, "value", "").astype(object)
+        kind = np.where(bad, CODE["value"], OK_CODE).astype(np.int8)
         nan_mismatch = bad & (np.isnan(a) | np.isnan(ref))
         inf_mismatch = bad & ~nan_mismatch & (
             (np.isinf(a) & np.isfinite(lo) & np.isfinite(hi)) | (np.isfinite(a) & np.isinf(lo) & (lo == hi)))
         flushed = bad & ~nan_mismatch & ~inf_mismatch & (a == 0) & (not flush) & \
             (np.maximum(np.abs(lo), np.abs(hi)) < f.min_normal)
-        kind[flushed] = "flush"
-        kind[inf_mismatch] = "inf-mismatch"
-        kind[nan_mismatch] = "nan-mismatch"
+        kind[flushed] = CODE["flush"]
+        kind[inf_mismatch] = CODE["inf-mismatch"]
+        kind[nan_mismatch] = CODE["nan-mismatch"]
         self.kind = np.where(bad, kind, self.kind)
 
     def signed_zero(self, zero, a, raw_lo, raw_hi, ref, alt):
@@ -448,7 +451,7 @@ class _FloatJudge(_Judge):
             return
         i = tuple(int(j) for j in np.argwhere(wrong)[0])
         if "formula" in outcomes:
-            self.kind = np.where(wrong & (self.kind == ""), "signed-zero", self.kind)
+            self.kind = np.where(wrong & (self.kind == OK_CODE), np.int8(CODE["signed-zero"]), self.kind)
         else:
             self.notes.append(f"signed zero (unspecified, not failed): {n} zero result(s) with the sign opposite "
                               f"to the formula's, first at {list(i)} (got {self.actual[i]!r})")
@@ -496,9 +499,9 @@ class _FloatJudge(_Judge):
                 any_nan |= np.isnan(c)
                 any_inf |= np.isinf(c)
             bad = mask & ~match
-            kind = np.where(bad, "value", "").astype(object)
-            kind[bad & ((np.isnan(a) & ~any_nan) | (~np.isnan(a) & ~any_number))] = "nan-mismatch"
-            kind[bad & ~np.isnan(a) & any_number & (np.isinf(a) != any_inf)] = "inf-mismatch"
+            kind = np.where(bad, CODE["value"], OK_CODE).astype(np.int8)
+            kind[bad & ((np.isnan(a) & ~any_nan) | (~np.isnan(a) & ~any_number))] = CODE["nan-mismatch"]
+            kind[bad & ~np.isnan(a) & any_number & (np.isinf(a) != any_inf)] = CODE["inf-mismatch"]
             self.kind = np.where(bad, kind, self.kind)
             self.error = np.where(bad, np.inf, self.error)
 
@@ -576,7 +579,7 @@ class _IntJudge(_Judge):
                     ok |= overflow & (np.abs(a.astype(np.float64) - c) <= tol)
         self.error = err
         self.bound = np.full(self.shape, tol)
-        self.kind = np.where(ok, "", "value").astype(object)
+        self.kind = np.where(ok, OK_CODE, CODE["value"]).astype(np.int8)
         return self.finish()
 
 
