@@ -103,7 +103,9 @@ class Comparison:
             return (f"{self.total} elements within the {self.metric} bound ({self.golden_equal} equal to the golden "
                     f"value), max error {_fmt_ulps(self.max_error_ulps)} ULP [{self.context}]")
         w = self.worst
-        at = f" at {list(w.index)}, x = {w.input['decimal']} ({w.input['hex']})" if w.input else f" at {list(w.index)}"
+        named = w.inputs or ({"x": w.input} if w.input else {})
+        values = ", ".join(f"{k} = {v['decimal']} ({v['hex']})" for k, v in named.items())
+        at = f" at {list(w.index)}, {values}" if values else f" at {list(w.index)}"
         err = f", error {_fmt_ulps(w.error_ulps)} ULP > bound {_fmt_ulps(w.bound_ulps)} ULP" if w.kind in ("value", "flush") else ""
         return (f"{self.mismatches} of {self.total} elements out of bound ({self.kind}); worst{at}: "
                 f"got {w.actual['decimal']} ({w.actual['hex']}), expected {w.expected['decimal']} "
