@@ -332,11 +332,12 @@ class _Judge:
             finite_err = np.where(np.isfinite(self.error), self.error, np.nan)
             max_err = float(np.nanmax(finite_err)) if finite_err.size and not np.all(np.isnan(finite_err)) else 0.0
             if flat_bad.size:
-                severity = (len(KIND_ORDER) + 1 - self.kind.ravel()[flat_bad]).astype(np.float64)
-                excess = (self.error - self.bound).ravel()[flat_bad]
+                # the most severe kind (smallest code), then the largest excess, then the first index
+                codes = self.kind.ravel()[flat_bad]
+                top = np.flatnonzero(codes == codes.min())
+                excess = (self.error - self.bound).ravel()[flat_bad[top]]
                 excess = np.where(np.isnan(excess), np.inf, excess)
-                order = np.lexsort((-excess, -severity))
-                worst = self.element(np.unravel_index(flat_bad[order[0]], self.shape))
+                worst = self.element(np.unravel_index(flat_bad[top[int(np.argmax(excess))]], self.shape))
             elif self.expected.size:
                 score = np.where(np.isnan(finite_err), -1.0, finite_err).ravel()
                 worst = self.element(np.unravel_index(int(np.argmax(score)), self.shape))
