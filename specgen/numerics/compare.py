@@ -221,21 +221,46 @@ def _judge_differing(judge, args, arrays, attrs, expected, actual, context) -> C
                           first=[], notes=[], metric=metric, context=context, golden_equal=int(expected.size))
     sub = {k: np.ascontiguousarray(v.reshape(-1)[idx]) for k, v in arrays.items()}
     naive = naive_evaluation_mask(args, sub, attrs, actual.reshape(-1)[idx])
+    naive_worst = _largest_error(args, {k: v[naive] for k, v in sub.items()}, attrs, expected.reshape(-1)[idx[naive]],
+                                 actual.reshape(-1)[idx[naive]], idx[naive], shape) if naive.any() else None
     if naive.any():
         idx = idx[~naive]
         if idx.size == 0:
-            return Comparison(ok=True, total=int(expected.size), mismatches=0, kind=None, kinds={}, worst=None,
+            return Comparison(ok=True, total=int(expected.size), mismatches=0, kind=None, kinds={}, worst=naive_worst,
                               first=[], notes=[], metric=metric, context=context,
+                              max_error_ulps=naive_worst.error_ulps if naive_worst else 0.0,
                               golden_equal=int(expected.size - naive.size), naive_equal=int(naive.sum()))
         sub = {k: v[~naive] for k, v in sub.items()}
     result = judge(*args, sub, attrs, expected.reshape(-1)[idx], actual.reshape(-1)[idx], context).run()
     result.naive_equal = int(naive.sum())
+    if naive_worst is not None and naive_worst.error_ulps > result.max_error_ulps:
+        result.max_error_ulps = naive_worst.error_ulps
+        if result.ok:
+            result.worst = naive_worst
     for e in [result.worst, *result.first]:
-        if e is not None:
+        if e is not None and e is not naive_worst:
             e.index = tuple(int(i) for i in np.unravel_index(int(idx[e.index[0]]), shape))
     result.total = int(expected.size)
     result.golden_equal = int(expected.size - idx.size - result.naive_equal)
     return result
+
+
+def _largest_error(args, inputs, attrs, expected, actual, flat_index, shape):
+    """The element of largest error (ULPs of the reference's binade, against the formula in float64)
+    among elements accepted without the model; its bound is not computed (NaN)."""
+    spec, standard, dtype = args[0], args[1], args[2]
+    f = U.fmt(dtype)
+    with np.errstate(all="ignore"):
+        env = {**{k: v.astype(np.float64) for k, v in inputs.items()}, **attrs}
+        ref = np.broadcast_to(np.asarray(evaluate(spec.formula_for(standard), env), dtype=np.float64), actual.shape)
+        err = np.abs(actual.astype(np.float64) - ref) / U.ulp(ref, f)
+    err = np.where(np.isfinite(err), err, -1.0)
+    i = int(np.argmax(err))
+    index = tuple(int(j) for j in np.unravel_index(int(flat_index[i]), shape))
+    ins = {k: value_text(v[i], v.dtype) for k, v in inputs.items()}
+    return Element(index=index, input=next(iter(ins.values())) if ins else {},
+                   expected=value_text(expected[i], expected.dtype), actual=value_text(actual[i], actual.dtype),
+                   error_ulps=float(max(err[i], 0.0)), bound_ulps=math.nan, kind=None, inputs=ins)
 
 
 def naive_evaluation_mask(args, inputs, attrs, actual) -> np.ndarray:
