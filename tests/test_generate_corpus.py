@@ -259,3 +259,58 @@ def test_every_test_attribute_set_of_a_spec_has_cases_in_every_standard():
             for key in spec.standards:
                 hits = [c for c in POSITIVE if c.op == op and c.standard == key and c.attributes == want]
                 assert hits, (op, t.name, key)
+
+
+GAMMA_SPEC = """\
+name: Scale
+id: scale
+summary: gamma times x (a test operator whose attribute has the unknown-attribute probe's first name).
+inputs:
+  - {name: x, description: The input tensor.}
+outputs:
+  - {name: y, description: The output tensor.}
+attributes:
+  - {name: gamma, type: float32, description: The scale.}
+formula: gamma * x
+special_values:
+  nan: {default: formula, reason: NaN propagates.}
+  pos_inf: {default: formula, reason: The literal formula.}
+  neg_inf: {default: formula, reason: The literal formula.}
+  signed_zero: {default: any, reason: Not checked.}
+  subnormal: {default: flush_allowed, reason: Flushing is allowed.}
+tolerance:
+  float32: {metric: model, intermediate: float32, reason: One rounded product.}
+standards:
+  onnx:
+    operator: Scale
+    domain: ai.onnx
+    in_place: unspecified
+    tensors:
+      x: {name: X, type_param: T}
+      y: {name: Y, type_param: T}
+    attributes:
+      gamma: {name: gamma, default: 1.5}
+    constraints:
+      - tensors: [x, y]
+        same: [data_type, dimension_count, sizes]
+    versions:
+      - version: "1"
+        ranks: {min: 1, max: 2}
+        dtypes: [float32]
+"""
+
+
+def test_an_attribute_named_like_the_unknown_attribute_probe_gets_another_probe_name(tmp_path):
+    """The unknown-attribute probe used to be hard-coded as 'gamma' (SCALED_ELU and Selu have one)."""
+    import shutil
+
+    from specgen.generate.tree import build
+
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    shutil.copy(ROOT / "specs" / "_standards.yaml", specs / "_standards.yaml")
+    (specs / "scale.yaml").write_text(GAMMA_SPEC)
+    build(tmp_path / "out", specs)
+    ids = [c.id for c in load_corpus(tmp_path / "out" / "vectors").cases]
+    assert "scale/onnx-1/float32/rank1/reject-attribute-delta" in ids
+    assert not any("reject-attribute-gamma" in i for i in ids)

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from specgen.formula import nodes as n
+from specgen.formula.functions import FUNCTIONS
 
 MAX_BRANCHES = 64
 _PROBES = (Fraction(0), Fraction(1), Fraction(2), Fraction(-7, 3), Fraction(1000))
@@ -59,20 +60,12 @@ def evaluate_exact(node: n.Node, env: Mapping[str, Fraction]):
         return not evaluate_exact(node.operand, env)
     if isinstance(node, n.Call):
         f = node.func
-        if f == "where":
+        if f in ("where", "select"):
             return evaluate_exact(node.args[1] if evaluate_exact(node.args[0], env) else node.args[2], env)
-        args = [evaluate_exact(a, env) for a in node.args]
-        if f == "min":
-            return min(args)
-        if f == "max":
-            return max(args)
-        if f == "abs":
-            return abs(args[0])
-        if f == "clamp":
-            return min(max(args[0], args[1]), args[2])
-        if f == "sign":
-            return Fraction((args[0] > 0) - (args[0] < 0))
-        raise NotRational(f)
+        row = FUNCTIONS[f]
+        if not row.rational:
+            raise NotRational(f)
+        return row.exact(*[evaluate_exact(a, env) for a in node.args])
     raise TypeError(f"not a formula node: {node!r}")
 
 
@@ -81,7 +74,7 @@ def is_rational(node: n.Node) -> bool:
                    for x in n.walk(node))
 
 
-_RATIONAL_CALLS = {"min", "max", "abs", "clamp", "where", "sign"}
+_RATIONAL_CALLS = {name for name, f in FUNCTIONS.items() if f.rational} | {"where", "select"}
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,34 @@
-"""The fixed table of functions a formula may call, with a numpy and an mpmath meaning for each.
+"""The fixed table of functions a formula may call: one row per function holds everything every
+consumer needs, so adding a function is adding a row here (tests/test_function_table.py adds one
+and generates, runs and judges an operator that uses it).
 
-Adding a function is adding a row here; nothing else in the grammar changes. The table covers
-the DirectML activation family (ELU, CELU, GELU, softplus, swish, scaled tanh, mish, ...).
+A row gives:
+- ``numpy``: evaluation on numpy arrays (any float dtype; the reference and compare use it);
+- ``numpy_source``: how the generated reference module spells it (``{0}``, ``{1}``: the
+  arguments), and ``helper_source``: Python source that spelling needs in that module;
+- ``mpmath``: the exact/multi-precision meaning (golden values that float64 cannot settle);
+- ``exact``: the rational meaning on Fractions, for functions whose value is rational (min, abs, ...);
+- ``interval``: the image of argument intervals [(lo, hi), ...] for the error model, when the
+  generic rule does not apply; the generic rule is ``monotone`` ("increasing"/"decreasing" on
+  ``domain``; outside it the value is NaN): the image of the endpoints;
+- ``ulps``: the error a kernel's implementation may have, in ULPs of the type it computes in
+  (None: exact); ``libm_rel``: a bound on numpy's own float64 error, relative;
+- ``piecewise``: the function switches between branches (breakpoint analysis looks at it).
+The printed form is the function's name with its arguments (specgen.render.formula_text).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
 
 import mpmath
 import numpy as np
+
+# A bound on numpy's float64 exp/log/tanh/... error relative to the result: numpy's (and glibc's)
+# float64 functions are within 1 ULP (2**-52 relative); 2**-50 leaves room for 4 ULP.
+LIBM_REL = 2.0 ** -50
 
 
 @dataclass(frozen=True)
@@ -20,11 +37,25 @@ class Function:
     min_args: int
     max_args: int  # -1: any number >= min_args
     numpy: Callable
-    numpy_source: str  # how the reference emitter spells it; {0}, {1}, ... are the arguments
+    numpy_source: str
     mpmath: Callable | None
     doc: str
-    piecewise: bool = False  # min/max/abs/clamp/where: introduce breakpoints
+    exact: Callable | None = None
+    interval: Callable | None = None
+    monotone: str | None = None  # "increasing" | "decreasing" on ``domain``
+    domain: tuple[float, float] = (-math.inf, math.inf)
+    ulps: float | None = None
+    libm_rel: float = LIBM_REL
+    piecewise: bool = False  # min/max/abs/clamp/where/sign: introduce breakpoints
+    helper_source: str = ""
 
+    @property
+    def rational(self) -> bool:
+        """Its value at rational arguments is rational and ``exact`` computes it."""
+        return self.exact is not None
+
+
+# ----------------------------------------------------------------------------- numpy meanings
 
 def _np_min(*a):
     out = a[0]
@@ -50,6 +81,20 @@ def np_erf(x):
     return out.astype(arr.dtype) if arr.dtype.kind == "f" else out
 
 
+_ERF_HELPER = '''\
+import math as _math
+
+_erf_vec = np.vectorize(_math.erf, otypes=[np.float64])
+
+
+def _erf(x):
+    """erf for numpy arrays (numpy has none): math.erf per element in float64."""
+    return _erf_vec(np.asarray(x, dtype=np.float64))
+'''
+
+
+# ----------------------------------------------------------------------------- mpmath meanings
+
 def _mp_where(c, a, b):
     return a if c else b
 
@@ -66,24 +111,76 @@ def _mp_max(*a):
     return max(a)
 
 
+# ----------------------------------------------------------------------------- interval images
+# Arguments are (lo, hi) float64 array pairs enclosing each argument; the result encloses every
+# value of the function over them (before any rounding the error model adds).
+
+def _iv_min(*vals):
+    return _np_min(*[v[0] for v in vals]), _np_min(*[v[1] for v in vals])
+
+
+def _iv_max(*vals):
+    return _np_max(*[v[0] for v in vals]), _np_max(*[v[1] for v in vals])
+
+
+def _iv_clamp(x, lo, hi):
+    return (np.minimum(np.maximum(x[0], lo[0]), hi[0]), np.minimum(np.maximum(x[1], lo[1]), hi[1]))
+
+
+def _iv_abs(a):
+    straddle = (a[0] < 0) & (a[1] > 0)
+    lo = np.where(straddle, 0.0, np.minimum(np.abs(a[0]), np.abs(a[1])))
+    return lo, np.maximum(np.abs(a[0]), np.abs(a[1]))
+
+
+def _iv_sign(a):
+    return np.sign(a[0]), np.sign(a[1])
+
+
+def _iv_pow(a, b):
+    corners = [np.power(x, y) for x in a for y in b]
+    lo, hi = np.minimum.reduce(corners), np.maximum.reduce(corners)
+    unsafe = a[0] <= 0  # pow is monotone per argument only for a > 0
+    return np.where(unsafe, -np.inf, lo), np.where(unsafe, np.inf, hi)
+
+
+def _exact_sign(q):
+    return Fraction((q > 0) - (q < 0))
+
+
 FUNCTIONS: dict[str, Function] = {f.name: f for f in [
-    Function("abs", 1, 1, np.abs, "np.abs({0})", abs, "absolute value", piecewise=True),
-    Function("min", 2, -1, _np_min, "np.minimum({0}, {1})", _mp_min, "smallest argument; NaN if any is NaN", piecewise=True),
-    Function("max", 2, -1, _np_max, "np.maximum({0}, {1})", _mp_max, "largest argument; NaN if any is NaN", piecewise=True),
+    Function("abs", 1, 1, np.abs, "np.abs({0})", abs, "absolute value", exact=abs, interval=_iv_abs, piecewise=True),
+    Function("min", 2, -1, _np_min, "np.minimum({0}, {1})", _mp_min, "smallest argument; NaN if any is NaN",
+             exact=min, interval=_iv_min, piecewise=True),
+    Function("max", 2, -1, _np_max, "np.maximum({0}, {1})", _mp_max, "largest argument; NaN if any is NaN",
+             exact=max, interval=_iv_max, piecewise=True),
     Function("clamp", 3, 3, lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
              "np.minimum(np.maximum({0}, {1}), {2})", lambda x, lo, hi: _mp_min(_mp_max(x, lo), hi),
-             "clamp(x, lo, hi) = min(max(x, lo), hi)", piecewise=True),
-    Function("where", 3, 3, np.where, "np.where({0}, {1}, {2})", _mp_where, "where(cond, a, b): a where cond holds, else b", piecewise=True),
+             "clamp(x, lo, hi) = min(max(x, lo), hi)", exact=lambda x, lo, hi: min(max(x, lo), hi),
+             interval=_iv_clamp, piecewise=True),
+    Function("where", 3, 3, np.where, "np.where({0}, {1}, {2})", _mp_where,
+             "where(cond, a, b): a where cond holds, else b", piecewise=True),
     Function("select", 3, 3, np.where, "np.where({0}, {1}, {2})", _mp_where, "alias of where", piecewise=True),
-    Function("exp", 1, 1, np.exp, "np.exp({0})", mpmath.exp, "e to the x"),
-    Function("expm1", 1, 1, np.expm1, "np.expm1({0})", mpmath.expm1, "exp(x) - 1 without cancellation"),
-    Function("log", 1, 1, np.log, "np.log({0})", mpmath.log, "natural logarithm"),
-    Function("log1p", 1, 1, np.log1p, "np.log1p({0})", mpmath.log1p, "log(1 + x) without cancellation"),
-    Function("sqrt", 1, 1, np.sqrt, "np.sqrt({0})", mpmath.sqrt, "square root"),
-    Function("pow", 2, 2, np.power, "np.power({0}, {1})", mpmath.power, "x to the y"),
-    Function("tanh", 1, 1, np.tanh, "np.tanh({0})", mpmath.tanh, "hyperbolic tangent"),
-    Function("erf", 1, 1, np_erf, "np_erf({0})", mpmath.erf, "error function"),
-    Function("sign", 1, 1, np.sign, "np.sign({0})", mpmath.sign, "-1, 0 or 1", piecewise=True),
+    Function("sign", 1, 1, np.sign, "np.sign({0})", mpmath.sign, "-1, 0 or 1", exact=_exact_sign,
+             interval=_iv_sign, piecewise=True),
+    Function("exp", 1, 1, np.exp, "np.exp({0})", mpmath.exp, "e to the x", monotone="increasing", ulps=4.0),
+    Function("expm1", 1, 1, np.expm1, "np.expm1({0})", mpmath.expm1, "exp(x) - 1 without cancellation",
+             monotone="increasing", ulps=4.0),
+    Function("log", 1, 1, np.log, "np.log({0})", mpmath.log, "natural logarithm", monotone="increasing",
+             domain=(0.0, math.inf), ulps=4.0),
+    Function("log1p", 1, 1, np.log1p, "np.log1p({0})", mpmath.log1p, "log(1 + x) without cancellation",
+             monotone="increasing", domain=(-1.0, math.inf), ulps=4.0),
+    Function("sqrt", 1, 1, np.sqrt, "np.sqrt({0})", mpmath.sqrt, "square root", monotone="increasing",
+             domain=(0.0, math.inf), ulps=3.0),
+    Function("tanh", 1, 1, np.tanh, "np.tanh({0})", mpmath.tanh, "hyperbolic tangent", monotone="increasing",
+             ulps=5.0),
+    Function("erf", 1, 1, np_erf, "_erf({0})", mpmath.erf, "error function", monotone="increasing", ulps=16.0,
+             helper_source=_ERF_HELPER),
+    Function("pow", 2, 2, np.power, "np.power({0}, {1})", mpmath.power, "x to the y", interval=_iv_pow, ulps=16.0),
 ]}
 
 CONSTANTS = {"inf": (np.inf, mpmath.inf), "pi": (np.pi, mpmath.pi), "e": (np.e, mpmath.e)}
+
+# Accepted error of a kernel's elementary function, in ULPs of the type it computes in (from the
+# rows above: OpenCL's single-precision limits are exp/log 3, tanh 5, erf 16, pow 16).
+FUNCTION_ULPS = {name: f.ulps for name, f in FUNCTIONS.items() if f.ulps is not None}

@@ -6,6 +6,7 @@ import pprint
 import jinja2
 
 from specgen.formula import nodes as n
+from specgen.formula.functions import FUNCTIONS
 from specgen.formula.numpy_eval import to_numpy_source
 from specgen.generate import rules
 from specgen.generate.exact import stored_outcome
@@ -74,7 +75,13 @@ def reference_module(env: jinja2.Environment, spec) -> str:
     special_text = ", ".join(f"{c} -> {stored_outcome(spec, c)}" for c in ("nan", "pos_inf", "neg_inf"))
     overflow = spec.special_values.get("integer_overflow")
     formulas = _formulas(spec)
+    helpers = []
+    for f in formulas:
+        for sub in n.walk(f["node"]):
+            if isinstance(sub, n.Call) and FUNCTIONS[sub.func].helper_source not in helpers:
+                helpers.append(FUNCTIONS[sub.func].helper_source)
     ctx = {
+        "helpers": [h.strip() for h in helpers if h],
         "command": COMMAND, "sources": spec_source(spec), "op": spec, "inputs": inputs, "attributes": attrs,
         "defaults": {k: s.defaults() for k, s in spec.standards.items()},
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},

@@ -45,11 +45,14 @@ import numpy as np
 from specgen import dtypes as dt
 from specgen.formula.numpy_eval import evaluate
 from specgen.numerics import ulp as U
-from specgen.numerics.error_model import accepted_outputs
+from specgen.numerics.error_model import accepted_outputs, compute_types
 
 MAX_FIRST = 10
 LIMIT_INPUT = 1e300
 KIND_ORDER = ("nan-mismatch", "inf-mismatch", "value", "flush", "signed-zero")
+# per-element failure kinds are small integer codes: 0 accepted, i + 1 for KIND_ORDER[i] (most severe first)
+OK_CODE = 0
+CODE = {k: i + 1 for i, k in enumerate(KIND_ORDER)}
 
 
 @dataclass
@@ -89,6 +92,7 @@ class Comparison:
     context: str  # "op(attrs) dtype shape"
     max_error_ulps: float = 0.0  # over the judged finite-input elements (not the golden-equal ones)
     golden_equal: int = 0  # elements bit-identical to the golden value: accepted without the model
+    naive_equal: int = 0  # elements bit-identical to a naive evaluation in an allowed compute type: likewise
 
     def summary(self) -> str:
         if self.kind in ("shape", "dtype"):
@@ -97,10 +101,13 @@ class Comparison:
             if self.golden_equal == self.total:
                 return (f"{self.total} elements equal to the correctly rounded golden value "
                         f"[{self.context}]")
+            naive = f", {self.naive_equal} to a naive evaluation" if self.naive_equal else ""
             return (f"{self.total} elements within the {self.metric} bound ({self.golden_equal} equal to the golden "
-                    f"value), max error {_fmt_ulps(self.max_error_ulps)} ULP [{self.context}]")
+                    f"value{naive}), max error {_fmt_ulps(self.max_error_ulps)} ULP [{self.context}]")
         w = self.worst
-        at = f" at {list(w.index)}, x = {w.input['decimal']} ({w.input['hex']})" if w.input else f" at {list(w.index)}"
+        named = w.inputs or ({"x": w.input} if w.input else {})
+        values = ", ".join(f"{k} = {v['decimal']} ({v['hex']})" for k, v in named.items())
+        at = f" at {list(w.index)}, {values}" if values else f" at {list(w.index)}"
         err = f", error {_fmt_ulps(w.error_ulps)} ULP > bound {_fmt_ulps(w.bound_ulps)} ULP" if w.kind in ("value", "flush") else ""
         return (f"{self.mismatches} of {self.total} elements out of bound ({self.kind}); worst{at}: "
                 f"got {w.actual['decimal']} ({w.actual['hex']}), expected {w.expected['decimal']} "
@@ -110,6 +117,7 @@ class Comparison:
         return {"ok": self.ok, "total": self.total, "mismatches": self.mismatches, "kind": self.kind,
                 "kinds": dict(self.kinds), "metric": self.metric, "context": self.context,
                 "max_error_ulps": _num(self.max_error_ulps), "golden_equal": self.golden_equal,
+                "naive_equal": self.naive_equal,
                 "worst": self.worst.to_json() if self.worst else None,
                 "first": [e.to_json() for e in self.first], "notes": list(self.notes), "summary": self.summary()}
 
@@ -211,18 +219,77 @@ def _judge_differing(judge, args, arrays, attrs, expected, actual, context) -> C
     if idx.size == 0:
         return Comparison(ok=True, total=int(expected.size), mismatches=0, kind=None, kinds={}, worst=None,
                           first=[], notes=[], metric=metric, context=context, golden_equal=int(expected.size))
-    if idx.size == expected.size:
-        result = judge(*args, arrays, attrs, expected, actual, context).run()
-        result.golden_equal = 0
-        return result
     sub = {k: np.ascontiguousarray(v.reshape(-1)[idx]) for k, v in arrays.items()}
+    naive = naive_evaluation_mask(args, sub, attrs, actual.reshape(-1)[idx])
+    naive_worst = _largest_error(args, {k: v[naive] for k, v in sub.items()}, attrs, expected.reshape(-1)[idx[naive]],
+                                 actual.reshape(-1)[idx[naive]], idx[naive], shape) if naive.any() else None
+    if naive.any():
+        idx = idx[~naive]
+        if idx.size == 0:
+            return Comparison(ok=True, total=int(expected.size), mismatches=0, kind=None, kinds={}, worst=naive_worst,
+                              first=[], notes=[], metric=metric, context=context,
+                              max_error_ulps=naive_worst.error_ulps if naive_worst else 0.0,
+                              golden_equal=int(expected.size - naive.size), naive_equal=int(naive.sum()))
+        sub = {k: v[~naive] for k, v in sub.items()}
     result = judge(*args, sub, attrs, expected.reshape(-1)[idx], actual.reshape(-1)[idx], context).run()
+    result.naive_equal = int(naive.sum())
+    if naive_worst is not None and naive_worst.error_ulps > result.max_error_ulps:
+        result.max_error_ulps = naive_worst.error_ulps
+        if result.ok:
+            result.worst = naive_worst
     for e in [result.worst, *result.first]:
-        if e is not None:
+        if e is not None and e is not naive_worst:
             e.index = tuple(int(i) for i in np.unravel_index(int(idx[e.index[0]]), shape))
     result.total = int(expected.size)
-    result.golden_equal = int(expected.size - idx.size)
+    result.golden_equal = int(expected.size - idx.size - result.naive_equal)
     return result
+
+
+def _largest_error(args, inputs, attrs, expected, actual, flat_index, shape):
+    """The element of largest error (ULPs of the reference's binade, against the formula in float64)
+    among elements accepted without the model; its bound is not computed (NaN)."""
+    spec, standard, dtype = args[0], args[1], args[2]
+    f = U.fmt(dtype)
+    with np.errstate(all="ignore"):
+        env = {**{k: v.astype(np.float64) for k, v in inputs.items()}, **attrs}
+        ref = np.broadcast_to(np.asarray(evaluate(spec.formula_for(standard), env), dtype=np.float64), actual.shape)
+        err = np.abs(actual.astype(np.float64) - ref) / U.ulp(ref, f)
+    err = np.where(np.isfinite(err), err, -1.0)
+    i = int(np.argmax(err))
+    index = tuple(int(j) for j in np.unravel_index(int(flat_index[i]), shape))
+    ins = {k: value_text(v[i], v.dtype) for k, v in inputs.items()}
+    return Element(index=index, input=next(iter(ins.values())) if ins else {},
+                   expected=value_text(expected[i], expected.dtype), actual=value_text(actual[i], actual.dtype),
+                   error_ulps=float(max(err[i], 0.0)), bound_ulps=math.nan, kind=None, inputs=ins)
+
+
+def naive_evaluation_mask(args, inputs, attrs, actual) -> np.ndarray:
+    """Elements (finite inputs, none subnormal) whose finite nonzero result is bit-identical to the
+    formula evaluated naively, every operation rounded to one allowed compute type: an evaluation
+    order the error model admits by construction, so the full judgement accepts them (zeros, NaN,
+    infinities and subnormal inputs are left to it: their sign and flush rules need it)."""
+    spec, standard, dtype, tol, metric = args
+    out = np.zeros(actual.shape, dtype=bool)
+    if metric != "model" or actual.size == 0:
+        return out
+    f = U.fmt(dtype)
+    with np.errstate(all="ignore"):
+        a64 = actual.astype(np.float64)
+        eligible = np.isfinite(a64) & (a64 != 0)
+        for v in inputs.values():
+            v64 = v.astype(np.float64)
+            eligible &= (v64 == 0) | (np.abs(v64) >= U.fmt(v.dtype).min_normal)
+        if not eligible.any():
+            return out
+        formula = spec.formula_for(standard)
+        bits = f"u{f.bits // 8}"
+        want = actual.view(bits)
+        for t in compute_types(tol.intermediate if tol and tol.intermediate else dtype):
+            tt = U.fmt(t).numpy
+            env = {**{k: v.astype(tt) for k, v in inputs.items()}, **{k: tt.type(v) for k, v in attrs.items()}}
+            y = np.broadcast_to(np.asarray(evaluate(formula, env, dtype=tt)), actual.shape)
+            out |= U.round_to(y.astype(np.float64), f).view(bits) == want
+    return out & eligible
 
 
 def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float],
@@ -276,7 +343,7 @@ class _Judge:
         # the standard's own formula where it has one (ONNX Shrink tests x < -lambd first)
         self.formula = spec.formula_for(standard) if hasattr(spec, "formula_for") else spec.formula
         self.notes: list[str] = []
-        self.kind = np.full(self.shape, "", dtype=object)  # failure kind per element ("" = accepted)
+        self.kind = np.zeros(self.shape, dtype=np.int8)  # failure kind code per element (CODE; 0 = accepted)
         self.error = np.zeros(self.shape)  # |actual - reference| in output ULPs
         self.bound = np.zeros(self.shape)  # accepted error in output ULPs
 
@@ -285,21 +352,22 @@ class _Judge:
         return np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), self.shape), dtype=np.float64)
 
     def finish(self) -> Comparison:
-        bad = self.kind != ""
+        bad = self.kind != OK_CODE
         flat_bad = np.flatnonzero(bad)
-        kinds = {k: int(np.count_nonzero(self.kind == k)) for k in KIND_ORDER if np.any(self.kind == k)}
+        counts = np.bincount(self.kind.ravel(), minlength=len(KIND_ORDER) + 1)
+        kinds = {k: int(counts[CODE[k]]) for k in KIND_ORDER if counts[CODE[k]]}
         kind = next(iter(kinds), None)
         first = [self.element(np.unravel_index(i, self.shape)) for i in flat_bad[:MAX_FIRST]]
         with np.errstate(all="ignore"):
             finite_err = np.where(np.isfinite(self.error), self.error, np.nan)
             max_err = float(np.nanmax(finite_err)) if finite_err.size and not np.all(np.isnan(finite_err)) else 0.0
             if flat_bad.size:
-                severity = np.array([len(KIND_ORDER) - KIND_ORDER.index(k) if k else 0
-                                     for k in self.kind.ravel()[flat_bad]], dtype=np.float64)
-                excess = (self.error - self.bound).ravel()[flat_bad]
+                # the most severe kind (smallest code), then the largest excess, then the first index
+                codes = self.kind.ravel()[flat_bad]
+                top = np.flatnonzero(codes == codes.min())
+                excess = (self.error - self.bound).ravel()[flat_bad[top]]
                 excess = np.where(np.isnan(excess), np.inf, excess)
-                order = np.lexsort((-excess, -severity))
-                worst = self.element(np.unravel_index(flat_bad[order[0]], self.shape))
+                worst = self.element(np.unravel_index(flat_bad[top[int(np.argmax(excess))]], self.shape))
             elif self.expected.size:
                 score = np.where(np.isnan(finite_err), -1.0, finite_err).ravel()
                 worst = self.element(np.unravel_index(int(np.argmax(score)), self.shape))
@@ -316,7 +384,7 @@ class _Judge:
                        expected=value_text(self.expected[idx], self.expected.dtype),
                        actual=value_text(self.actual[idx], self.actual.dtype),
                        error_ulps=float(self.error[idx]), bound_ulps=float(self.bound[idx]),
-                       kind=self.kind[idx] or None, inputs=ins)
+                       kind=KIND_ORDER[self.kind[idx] - 1] if self.kind[idx] else None, inputs=ins)
 
 
 class _FloatJudge(_Judge):
@@ -429,15 +497,15 @@ class _FloatJudge(_Judge):
     def classify(self, bad, a, ref, lo, hi, f, flush):
         if not bad.any():
             return
-        kind = np.where(bad, "value", "").astype(object)
+        kind = np.where(bad, CODE["value"], OK_CODE).astype(np.int8)
         nan_mismatch = bad & (np.isnan(a) | np.isnan(ref))
         inf_mismatch = bad & ~nan_mismatch & (
             (np.isinf(a) & np.isfinite(lo) & np.isfinite(hi)) | (np.isfinite(a) & np.isinf(lo) & (lo == hi)))
         flushed = bad & ~nan_mismatch & ~inf_mismatch & (a == 0) & (not flush) & \
             (np.maximum(np.abs(lo), np.abs(hi)) < f.min_normal)
-        kind[flushed] = "flush"
-        kind[inf_mismatch] = "inf-mismatch"
-        kind[nan_mismatch] = "nan-mismatch"
+        kind[flushed] = CODE["flush"]
+        kind[inf_mismatch] = CODE["inf-mismatch"]
+        kind[nan_mismatch] = CODE["nan-mismatch"]
         self.kind = np.where(bad, kind, self.kind)
 
     def signed_zero(self, zero, a, raw_lo, raw_hi, ref, alt):
@@ -453,7 +521,7 @@ class _FloatJudge(_Judge):
             return
         i = tuple(int(j) for j in np.argwhere(wrong)[0])
         if "formula" in outcomes:
-            self.kind = np.where(wrong & (self.kind == ""), "signed-zero", self.kind)
+            self.kind = np.where(wrong & (self.kind == OK_CODE), np.int8(CODE["signed-zero"]), self.kind)
         else:
             self.notes.append(f"signed zero (unspecified, not failed): {n} zero result(s) with the sign opposite "
                               f"to the formula's, first at {list(i)} (got {self.actual[i]!r})")
@@ -501,9 +569,9 @@ class _FloatJudge(_Judge):
                 any_nan |= np.isnan(c)
                 any_inf |= np.isinf(c)
             bad = mask & ~match
-            kind = np.where(bad, "value", "").astype(object)
-            kind[bad & ((np.isnan(a) & ~any_nan) | (~np.isnan(a) & ~any_number))] = "nan-mismatch"
-            kind[bad & ~np.isnan(a) & any_number & (np.isinf(a) != any_inf)] = "inf-mismatch"
+            kind = np.where(bad, CODE["value"], OK_CODE).astype(np.int8)
+            kind[bad & ((np.isnan(a) & ~any_nan) | (~np.isnan(a) & ~any_number))] = CODE["nan-mismatch"]
+            kind[bad & ~np.isnan(a) & any_number & (np.isinf(a) != any_inf)] = CODE["inf-mismatch"]
             self.kind = np.where(bad, kind, self.kind)
             self.error = np.where(bad, np.inf, self.error)
 
@@ -581,7 +649,7 @@ class _IntJudge(_Judge):
                     ok |= overflow & (np.abs(a.astype(np.float64) - c) <= tol)
         self.error = err
         self.bound = np.full(self.shape, tol)
-        self.kind = np.where(ok, "", "value").astype(object)
+        self.kind = np.where(ok, OK_CODE, CODE["value"]).astype(np.int8)
         return self.finish()
 
 

@@ -42,16 +42,10 @@ from fractions import Fraction
 import numpy as np
 
 from specgen.formula import nodes as n
-from specgen.formula.functions import CONSTANTS
+from specgen.formula.functions import CONSTANTS, FUNCTION_ULPS, FUNCTIONS  # noqa: F401 (FUNCTION_ULPS re-exported)
 from specgen.numerics.eft import two_prod_err, two_sum_err
 from specgen.numerics import ulp as U
 
-# Accepted error of a kernel's elementary function, in ULPs of the type it computes in (including
-# its final rounding). Chosen from the OpenCL single-precision limits (exp/log 3, tanh 5, erf 16,
-# pow 16; sqrt correctly rounded in IEEE mode, 3 ULP in OpenCL's relaxed mode).
-FUNCTION_ULPS = {"exp": 4.0, "expm1": 4.0, "log": 4.0, "log1p": 4.0, "sqrt": 3.0, "tanh": 5.0,
-                 "erf": 16.0, "pow": 16.0}
-_LIB_REL = 2.0 ** -50  # bound on numpy's float64 exp/log/... error (< 1 ULP in practice; 8 ULP allowed)
 _SAFE = 2.0 ** 995
 
 
@@ -197,56 +191,34 @@ class IntervalModel:
                 return a.where(c.true | (undecided & self.forced[id(node)]), b)
             return a.where(c.true, b).where(~undecided, a.hull(b))
         vals = [self.eval(a) for a in args]
-        if f in ("min", "max"):
-            pick = np.minimum if f == "min" else np.maximum
-            lo, hi = vals[0].lo, vals[0].hi
-            for v in vals[1:]:
-                lo, hi = pick(lo, v.lo), pick(hi, v.hi)
-            return Interval(lo, hi)
-        if f == "clamp":
-            x, lo, hi = vals
-            return Interval(np.minimum(np.maximum(x.lo, lo.lo), hi.lo), np.minimum(np.maximum(x.hi, lo.hi), hi.hi))
-        if f == "abs":
-            a = vals[0]
-            straddle = (a.lo < 0) & (a.hi > 0)
-            lo = np.where(straddle, 0.0, np.minimum(np.abs(a.lo), np.abs(a.hi)))
-            return Interval(lo, np.maximum(np.abs(a.lo), np.abs(a.hi)))
-        if f == "sign":
-            return Interval(np.sign(vals[0].lo), np.sign(vals[0].hi))
-        if f in FUNCTION_ULPS:
-            return self.function(f, vals)
-        raise NotImplementedError(f"the error model has no rule for {f}()")
+        return self.function(FUNCTIONS[f], vals)
 
-    def function(self, f: str, vals) -> Interval:
+    def function(self, fn, vals) -> Interval:
+        """A row of the function table: its interval image, widened by its accepted ULPs (in every
+        allowed compute type) and numpy's own error, then rounded like any operation."""
         with np.errstate(all="ignore"):
-            if f == "pow":
-                a, b = vals
-                corners = [np.power(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-                lo, hi = np.minimum.reduce(corners), np.maximum.reduce(corners)
-                unsafe = a.lo <= 0  # pow is monotone per argument only for a > 0
-                lo, hi = np.where(unsafe, -np.inf, lo), np.where(unsafe, np.inf, hi)
-            else:
-                fn = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
-                      "sqrt": np.sqrt, "tanh": np.tanh, "erf": _erf}[f]
-                lo, hi = fn(vals[0].lo), fn(vals[0].hi)  # all increasing on their domains
-                lo = np.where(np.isnan(lo), -np.inf, lo)  # below the domain: unbounded (NaN)
+            if fn.interval is not None:
+                lo, hi = fn.interval(*[(v.lo, v.hi) for v in vals])
+            elif fn.monotone is not None:
+                a = vals[0]
+                lo, hi = fn.numpy(a.lo), fn.numpy(a.hi)
+                if fn.monotone == "decreasing":
+                    lo, hi = hi, lo
+                lo = np.where(np.isnan(lo), -np.inf, lo)  # outside the domain: unbounded (NaN)
                 hi = np.where(np.isnan(hi), np.inf, hi)
-            lo = lo - np.abs(lo) * _LIB_REL - 5e-324
-            hi = hi + np.abs(hi) * _LIB_REL + 5e-324
-            k = FUNCTION_ULPS[f]
+            else:
+                raise NotImplementedError(f"the error model has no rule for {fn.name}()")
+            if fn.ulps is None:
+                return Interval(lo, hi)  # exact functions (min, abs, ...): no rounding of their own
+            lo = lo - np.abs(lo) * fn.libm_rel - 5e-324
+            hi = hi + np.abs(hi) * fn.libm_rel + 5e-324
             los, his = [lo], [hi]
             for t in self.types:
-                los.append(lo - k * U.ulp(lo, t))
-                his.append(hi + k * U.ulp(hi, t))
+                los.append(lo - fn.ulps * U.ulp(lo, t))
+                his.append(hi + fn.ulps * U.ulp(hi, t))
             lo = np.minimum.reduce([np.where(np.isnan(x), -np.inf, x) for x in los])
             hi = np.maximum.reduce([np.where(np.isnan(x), np.inf, x) for x in his])
         return self.rounded(Interval(lo, hi))
-
-
-def _erf(x):
-    from specgen.formula.functions import np_erf
-
-    return np_erf(x)
 
 
 # ----------------------------------------------------------------------------- outward float64 arithmetic

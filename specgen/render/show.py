@@ -109,6 +109,7 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
             "facts": _facts(std, v),
             "fact": dict(v.facts),
             "source": v.source,
+            "broadcast": [_broadcast_sentence(b, tensor_names) for b in v.broadcast],
         })
     in_name = tensor_names[spec.inputs[0].name]
     return {
@@ -146,6 +147,19 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
         "strides": info.strides,
         "zero_sizes": info.zero_sizes,
     }
+
+
+_BROADCAST_WORDS = {
+    "unidirectional": "{tensors} must be unidirectional broadcastable to {to} (numpy rules).",
+    "multidirectional": "{tensors} and {to} must be mutually broadcastable (multidirectional, numpy rules).",
+    "single_element": "{tensors} must have {to}'s shape or a single element.",
+}
+
+
+def _broadcast_sentence(rule: m.BroadcastRule, tensor_names: dict) -> dict:
+    text = _BROADCAST_WORDS[rule.kind].format(tensors=english_list([tensor_names[t] for t in rule.tensors]),
+                                              to=tensor_names[rule.to])
+    return {"text": text, "source": rule.source}
 
 
 def _constraint_sentence(std: m.OpStandard, c: m.Constraint, tensor_names: dict) -> dict:
