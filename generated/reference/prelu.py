@@ -28,10 +28,10 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 OPERATOR = 'PRelu'
 ATTRIBUTES = []
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'directml': {}, 'onnx': {}}
+DEFAULTS = {'directml': {}, 'onnx': {}, 'webnn': {}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied'}
+DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'directml': {'1_0': ['float32', 'float16'],
               '2_0': ['float32', 'float16'],
@@ -41,10 +41,11 @@ DTYPES = {'directml': {'1_0': ['float32', 'float16'],
           '6': ['float64', 'float32', 'float16'],
           '7': ['float64', 'float32', 'float16'],
           '9': ['float64', 'float32', 'float16', 'uint32', 'uint64', 'int32', 'int64'],
-          '16': ['bfloat16', 'float64', 'float32', 'float16', 'uint32', 'uint64', 'int32', 'int64']}}
+          '16': ['bfloat16', 'float64', 'float32', 'float16', 'uint32', 'uint64', 'int32', 'int64']},
+ 'webnn': {'2026-06-26': ['float32', 'float16', 'int64', 'int32', 'int8']}}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
-CAST_TO_INPUT = []
+CAST_TO_INPUT = ['webnn']
 # How exact results become integers (the spec's stored integer_rounding outcome).
 INTEGER_ROUNDING = 'formula'
 
@@ -58,12 +59,12 @@ def _formula_exact(x, slope):
 
 
 # The formula each standard defines.
-FORMULA = {'directml': _formula, 'onnx': _formula}
-FORMULA_EXACT = {'directml': _formula_exact, 'onnx': _formula_exact}
+FORMULA = {'directml': _formula, 'onnx': _formula, 'webnn': _formula}
+FORMULA_EXACT = {'directml': _formula_exact, 'onnx': _formula_exact, 'webnn': _formula_exact}
 
 
 def prelu(x, slope, *, standard='onnx', version=None):
-    """PRelu of ``x``, ``slope`` as ``standard`` (directml, onnx) defines it; ``version``
+    """PRelu of ``x``, ``slope`` as ``standard`` (directml, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Inputs broadcast against each other
     (numpy rules; which shapes a standard allows is the validation module's business). Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""

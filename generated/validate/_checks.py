@@ -110,6 +110,21 @@ def broadcast_problems(rule: Mapping[str, Any], described: Mapping[str, Any], wh
     return out
 
 
+def broadcast_output_problems(rule, described, outputs, where) -> list[str]:
+    """Outputs whose sizes are not the broadcast shape of a multidirectional rule's inputs."""
+    shape = None
+    names = [rule["to"], *rule["tensors"]]
+    if not all(n in described for n in names):
+        return []
+    shape = described[names[0]][1]
+    for n in names[1:]:
+        shape = broadcast_shape(shape, described[n][1]) if shape is not None else None
+    if shape is None:
+        return []  # already reported: the inputs do not broadcast
+    return [f"{o}: sizes {described[o][1]} are not the broadcast shape {shape} of {', '.join(names)}; "
+            f"{where} requires that" for o in outputs if o in described and described[o][1] != shape]
+
+
 def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, version,
           tensors: Mapping[str, Mapping[str, Any]], attributes: Mapping[str, Any] | None = None) -> list[str]:
     """Every violation of ``standard`` at ``version`` by a call with these tensors and attributes."""
@@ -163,6 +178,8 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
 
     for rule in row.get("broadcast", ()):
         problems.extend(broadcast_problems(rule, described, where))
+        if rule["kind"] == "multidirectional":
+            problems.extend(broadcast_output_problems(rule, described, op["outputs"], where))
 
     for names, props in std["constraints"]:
         present = [t for t in names if t in described]

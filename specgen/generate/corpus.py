@@ -495,6 +495,9 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
             for t in rule.tensors:
                 # sizes that broadcast under no reading: the last dimension one longer
                 out.append(Probe(f"{t}-broadcast", "broadcast", call(**{t: (dtype, [base[-1] + 1])}), attrs))
+            if rule.kind == "multidirectional":
+                # the output is the broadcast shape; here the inputs' shape, so one longer is wrong
+                out.append(Probe("output-broadcast-shape", "broadcast", call(ys=base[:-1] + [base[-1] + 1]), attrs))
     for a, b in std.attributes.items():
         if b.required or (std.attribute_defaults == "none" and b.default is None):
             out.append(Probe(f"missing-{a}", "required-attribute", call(), {k: v for k, v in attrs.items() if k != a}))

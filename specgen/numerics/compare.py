@@ -544,13 +544,20 @@ class _FloatJudge(_Judge):
                                   + rec)
                 continue
             candidates = []
-            env = {**x, **self.attrs}
+            # where subnormal inputs may act as zeros (flush_allowed), the other inputs of an element
+            # with a non-finite one may be flushed too: 1e-45 * -inf is -inf, or 0 * -inf = NaN
+            variants = [x]
+            if "flush_allowed" in _outcomes(self.spec, "subnormal", self.standard):
+                flushed = {k: np.where((v != 0) & (np.abs(v) < U.fmt(self.inputs[k].dtype).min_normal),
+                                       np.copysign(0.0, v), v) for k, v in x.items()}
+                if any(not np.array_equal(flushed[k], x[k], equal_nan=True) for k in x):
+                    variants.append(flushed)
             with np.errstate(all="ignore"):
-                for outcome in outcomes:
+                for outcome, inputs in ((o, i) for o in outcomes for i in variants):
                     if outcome == "formula":
-                        v = np.asarray(evaluate(self.formula, env), dtype=np.float64)
+                        v = np.asarray(evaluate(self.formula, {**inputs, **self.attrs}), dtype=np.float64)
                     elif outcome == "limit":
-                        lim = {k: np.where(np.isinf(v), np.copysign(LIMIT_INPUT, v), v) for k, v in x.items()}
+                        lim = {k: np.where(np.isinf(v), np.copysign(LIMIT_INPUT, v), v) for k, v in inputs.items()}
                         v = np.asarray(evaluate(self.formula, {**lim, **self.attrs}), dtype=np.float64)
                     elif outcome == "nan":
                         v = np.full(self.shape, np.nan)
