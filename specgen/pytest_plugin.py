@@ -126,8 +126,9 @@ def pytest_collection_modifyitems(session, config, items):
     from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
     from specgen.spec.loader import load_all
 
+    specs = load_all()
     try:
-        loaded = load(name)
+        loaded = load(name, specs)
     except AdapterLoadError as exc:
         _usage(str(exc))
     baseline = None
@@ -140,7 +141,6 @@ def pytest_collection_modifyitems(session, config, items):
     filters = Filters(ops=_split(config.getoption("--specgen-op")), standards=_split(config.getoption("--specgen-standard")),
                       versions=_split(config.getoption("--specgen-version")), dtypes=_split(config.getoption("--specgen-dtype")),
                       cases=tuple(config.getoption("--specgen-case")))
-    specs = load_all()
     problem = filter_problem(filters, specs)
     if problem:
         _usage(problem)

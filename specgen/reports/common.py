@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from specgen.runner.core import ERROR, FAIL, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS
+from specgen.text import shorten  # noqa: F401  (re-exported for the reports)
+from specgen.runner.verdicts import ERROR, FAIL, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS
 
 COLUMNS = (PASS, FAIL, ERROR, UNSUPPORTED, XFAIL, XPASS)
 
@@ -110,17 +111,3 @@ def unsupported_groups(run) -> "OrderedDict[tuple, tuple[int, str]]":
         n, why = out.get(r.group, (0, r.reason))
         out[r.group] = (n + 1, why)
     return out
-
-
-def shorten(text: str, width: int) -> str:
-    """``text`` on one line, at most ``width`` characters; when it must be cut, the cut is at a word
-    or field boundary (never inside a number or hex value) and ends with "…"."""
-    text = " ".join(str(text).split())
-    if len(text) <= width:
-        return text
-    head = text[:width - 1]
-    cut = max(head.rfind(" "), head.rfind(","), head.rfind(";"))
-    if cut > 0:  # a single token longer than width is the only thing ever cut inside
-        head = head[:cut]
-    head = head.rstrip(" ,;:([{=")
-    return head + "…"

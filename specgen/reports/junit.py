@@ -4,7 +4,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from specgen.reports.common import failure_lines
-from specgen.runner.core import ERROR, FAIL, UNSUPPORTED, XFAIL, XPASS
+from specgen.runner.verdicts import ERROR, FAIL, UNSUPPORTED, XFAIL, XPASS
 
 
 def render(run) -> str:

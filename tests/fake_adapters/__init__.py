@@ -67,7 +67,8 @@ class Correct(Adapter):
     validates = True
 
     def claims(self):
-        return [Claim(op=op, standard=std, dtypes=FLOATS, in_place=self.in_place, strided=self.strided)
+        return [Claim(op=op, standard=std, dtypes=FLOATS, in_place=self.in_place, strided=self.strided,
+                      rejects=True)
                 for op in self.ops for std in ("onnx", "directml")]
 
     def compute(self, call, x):
@@ -219,7 +220,7 @@ class Float32Only(Correct):
     """Claims float32 only, but float16 works too (the runner's probe should say so)."""
 
     def claims(self):
-        return [Claim(op=op, standard=std, dtypes=("float32",), in_place=True, strided=True)
+        return [Claim(op=op, standard=std, dtypes=("float32",), in_place=True, strided=True, rejects=True)
                 for op in self.ops for std in ("onnx", "directml")]
 
 
@@ -235,7 +236,7 @@ class Version22Only(Correct):
     """Claims ONNX HardSigmoid-22 only, though the same kernel serves opset 6 (a probe should say so)."""
 
     def claims(self):
-        return [Claim(op="hard_sigmoid", standard="onnx", versions=("22",), dtypes=FLOATS)]
+        return [Claim(op="hard_sigmoid", standard="onnx", versions=("22",), dtypes=FLOATS, rejects=True)]
 
 
 class Segfaulting(Correct):
@@ -274,7 +275,7 @@ class HardSigmoidSixth(Correct):
     def claims(self):
         from specgen.adapters.base import Values
 
-        return [Claim(op="hard_sigmoid", standard="*", dtypes=FLOATS,
+        return [Claim(op="hard_sigmoid", standard="*", dtypes=FLOATS, rejects=True,
                       attributes={"alpha": Values(1 / 6), "beta": Values(0.5)})]
 
 
