@@ -323,3 +323,88 @@ class NeedsMissingBackend(Correct):
 
 
 NOT_A_CLASS = 42
+
+
+# -- issue 13: adapters a first-time author writes, each with one surprise ---------------------
+
+
+class ClaimsMisspeltOp(Correct):
+    def claims(self):
+        return [Claim(op="softsgn", standard="onnx")]
+
+
+class ClaimsUnknownVersion(Correct):
+    def claims(self):
+        return [Claim(op="softsign", standard="onnx", versions=("23",))]
+
+
+class ClaimsUnlistedDtype(Correct):
+    def claims(self):
+        return [Claim(op="softsign", standard="onnx", versions=("1",), dtypes=("bfloat16",))]
+
+
+class SoftsignOnly(Correct):
+    """Claims Softsign only: a run of HardSigmoid cases tests nothing."""
+
+    def claims(self):
+        return [Claim(op="softsign", standard="*", dtypes=FLOATS)]
+
+
+class DefaultClaim(Correct):
+    """Claims without saying rejects=...: must-reject cases must then be unsupported, not run."""
+
+    validates = False
+
+    def accepts(self, call):
+        return None
+
+    def claims(self):
+        return [Claim(op="hard_sigmoid", standard=std, dtypes=FLOATS, in_place=True, strided=True)
+                for std in ("onnx", "directml")]
+
+
+class WritesIntoOut(Correct):
+    """No validation and no accepts(): writes into call.out, so a mis-sized output buffer makes numpy
+    raise ValueError (could not broadcast): a crash, not the backend refusing the call."""
+
+    validates = False
+
+    def accepts(self, call):
+        return None
+
+    def run(self, call):
+        call.out["y"][...] = self.compute(call, np.asarray(call.x))
+
+
+class DeclaresRejection(WritesIntoOut):
+    """The same, but declares ValueError as its backend's validation error."""
+
+    rejection_errors = (ValueError,)
+
+
+class ReturnsNothing(Correct):
+    """Returns None without writing call.out (a forgotten copy-out)."""
+
+    def run(self, call):
+        self.compute(call, np.asarray(call.x))
+        return None
+
+
+class InterruptedAtThird(Correct):
+    """Ctrl-C arrives while the third case runs."""
+
+    count = 0
+
+    def run(self, call):
+        type(self).count += 1
+        if type(self).count == 3:
+            raise KeyboardInterrupt
+        return super().run(call)
+
+
+class Slow(Correct):
+    """Half a second per case (for interrupting a real process)."""
+
+    def run(self, call):
+        time.sleep(0.5)
+        return super().run(call)
