@@ -320,3 +320,54 @@ def test_exitfirst_and_last_failed(corpus, tmp_path, monkeypatch):
     assert code == 1 and "0 pass, 1 fail" in out and "1 case(s) that failed last time" in err
     code, out, _ = run("--adapter", "fake_adapters:Crashing", "--corpus", corpus, "-x", "--kind", "positive")
     assert code == 1 and "0 pass, 0 fail, 1 error" in out
+
+
+# -- behaviour profile ---------------------------------------------------------------------------
+
+
+def test_the_profile_reports_what_the_spec_leaves_open_and_strict_fails_deviations(tmp_path):
+    """Softsign(±inf): the spec accepts NaN (the literal formula) or ±1 (the limit, the golden value);
+    HardSigmoid(NaN) propagates NaN. A backend returning NaN for ±inf passes by default, is named in
+    the profile, and fails with --profile strict."""
+    import numpy as np
+
+    from specgen.adapters.registry import load_object
+    from specgen.reports import json_report, markdown, terminal
+    from specgen.runner.core import Runner
+    from specgen.spec.loader import load_all
+
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-40, 2.0], dtype=np.float32)
+    c = case("softsign", x=x, attributes={}, name="specials")
+    c.data["y"][:2] = [1, -1]  # the golden value is the recommended outcome, the limit (as the corpus stores it)
+    cases = [c]
+    loaded = load_object("literal", "fake_adapters:Correct")  # computes x / (1 + |x|): NaN at ±inf
+    specs = load_all()
+    run = Runner(loaded, specs).run(cases)
+    r = run.results[0]
+    assert r.verdict == "pass", r.reason
+    assert r.profile["pos_inf_input"] == {"nan": 1} and r.profile["neg_inf_input"] == {"nan": 1}
+    assert r.profile["nan_input"] == {"nan": 1}
+    text = terminal.render(run)
+    assert "softsign float32: nan input: nan ×1; pos inf input: nan ×1; neg inf input: nan ×1" in text
+    data = json.loads(json_report.render(run))
+    assert data["profile"]["whole_run"]["pos_inf_input"] == {"nan": 1}
+    assert "### Behaviour where a spec may leave a choice" in markdown.render(run)
+    strict = Runner(loaded, specs, profile="strict").run(cases)
+    s = strict.results[0]
+    assert (s.verdict, str(s.cause)) == ("fail", "strict-profile")
+    assert "2 special-value element(s) differ from the spec's recommended outcome" in s.reason
+    assert strict.exit_code() == 1
+
+
+def test_the_json_report_matches_its_published_schema(corpus, tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    from specgen.reports.json_report import schema_path
+
+    schema = json.loads(schema_path().read_text())
+    for adapter, extra in (("fake_adapters:WrongRank5", []), ("fake_adapters:Float32Only", ["--no-probe"]),
+                           ("fake_adapters:Correct", ["--baseline", str(tmp_path / "b.yaml")])):
+        (tmp_path / "b.yaml").write_text('known_failures:\n  - case: "*/rank5"\n    reason: "r"\n')
+        code, out, _ = run("--adapter", adapter, "--corpus", corpus, "--json", str(tmp_path / "r.json"), *extra)
+        data = json.loads((tmp_path / "r.json").read_text())
+        jsonschema.validate(data, schema)
+        assert data["specgen_version"] and data["created"].endswith("Z") and data["exit_code"] == code

@@ -241,11 +241,6 @@ class Claim:
             return "unclaimed-strided", "non-contiguous (strided) input is not claimed"
         return None
 
-    def why_not(self, case) -> str | None:
-        """None when the claim covers the case, else the first reason it does not."""
-        got = self.unclaimed(case)
-        return got[1] if got else None
-
     def describe(self) -> str:
         parts = [f"{self.op} {self.standard} versions {','.join(self.versions)}",
                  f"dtypes {','.join(self.dtypes) if self.dtypes else 'all listed'}"]
@@ -284,12 +279,6 @@ def covering(claims: Sequence[Claim], case) -> tuple[Claim | None, str | None, s
     if specific:
         return None, specific[0][0], specific[0][1]
     return None, "unclaimed-version", f"{case.op} {case.standard}-{case.version} is not claimed"
-
-
-def first_covering(claims: Sequence[Claim], case) -> tuple[Claim | None, str | None]:
-    """(the first claim that covers ``case``, None) or (None, the most specific reason none does)."""
-    claim, _, why = covering(claims, case)
-    return claim, why
 
 
 # ---------------------------------------------------------------------------------------------

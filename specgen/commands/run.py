@@ -151,7 +151,8 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, s
     from specgen.runner.cases import (CorpusError, Filters, data_problem, filter_problem, load_cases, parse_shard,
                                       select)
     from specgen.runner.cases import shard as take_shard
-    from specgen.runner.core import CorpusDataError, Progress, Runner
+    from specgen.progress import Progress
+    from specgen.runner.core import CorpusDataError, Runner
     from specgen.spec.loader import load_all
 
     if timeout is not None and timeout <= 0:
