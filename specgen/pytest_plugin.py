@@ -59,8 +59,13 @@ class SpecgenCaseItem(pytest.Item):
         from specgen.reports.common import failure_lines
         from specgen.runner.core import ERROR, FAIL, UNSUPPORTED
 
+        from specgen.runner.core import CorpusDataError
+
         runner = self._box.get(self.config)
-        result = self.result = runner.run_case(self.case)
+        try:
+            result = self.result = runner.run_case(self.case)
+        except CorpusDataError as exc:  # the corpus is broken, not the adapter: one line, no traceback
+            raise SpecgenError(f"{exc} (the corpus is broken, not the adapter; regenerate with `specgen generate`)")
         self.user_properties.append(("specgen_verdict", result.verdict))
         if result.verdict == UNSUPPORTED:
             pytest.skip(f"unsupported: {result.reason}")
