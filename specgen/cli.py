@@ -54,12 +54,17 @@ def main():
 
 
 def entry() -> None:
-    """The console script: Ctrl-C anywhere is exit 130 with one line, never a traceback."""
+    """The console script: Ctrl-C anywhere is exit 130 with one line, never a traceback (click's own
+    handling would print "Aborted!" and exit 1, the code for "new failure")."""
     try:
-        main()
-    except KeyboardInterrupt:
+        rv = main.main(standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
         sys.stderr.write("\nspecgen: interrupted\n")
         sys.exit(130)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    sys.exit(rv if isinstance(rv, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -193,9 +193,11 @@ def test_ctrl_c_exits_130_and_reports_what_finished(corpus, tmp_path):
 def test_ctrl_c_on_an_isolated_run_is_130_without_a_worker_traceback(corpus):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "tests") + os.pathsep + os.environ.get("PYTHONPATH", ""))
     p = subprocess.Popen([sys.executable, "-m", "specgen", "run", "--adapter", "fake_adapters:Slow", "--corpus", corpus,
-                          "--isolate"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                         start_new_session=True)
-    time.sleep(4)  # the worker starts and a few cases run
+                          "--isolate", "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env, start_new_session=True)
+    first = p.stderr.readline()  # "progress: 0/11 ...": the run has started
+    assert first.startswith("progress: 0/11"), first
+    time.sleep(2)  # the worker starts (its SIGINT ignored from the start) and a case or two run
     os.killpg(p.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group, the worker too
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, (out, err)

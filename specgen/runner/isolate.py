@@ -82,7 +82,7 @@ class Worker:
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(target=_worker_main, args=(child, self.name, self.value), daemon=True,
                                  name=f"specgen-worker-{self.name}")
-        proc.start()
+        self._spawn(proc)
         child.close()
         self._proc, self._conn = proc, parent
         # loading can be slow (importing a backend); allow more than one case's timeout
@@ -99,6 +99,23 @@ class Worker:
             self._kill()
             return text
         return None
+
+    @staticmethod
+    def _spawn(proc) -> None:
+        """Start the worker with SIGINT ignored from its first instruction (an ignored signal stays
+        ignored across exec, and Python then installs no KeyboardInterrupt handler): Ctrl-C reaches
+        the whole process group, and only the parent handles it (it kills the worker)."""
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            proc.start()
+            return
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            proc.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
     def _kill(self) -> None:
         if self._proc is not None:
