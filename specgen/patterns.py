@@ -26,6 +26,3 @@ def matches(text: str, pattern: str) -> bool:
         return text == pattern
     return compile_pattern(pattern).match(text) is not None
 
-
-def is_glob(pattern: str) -> bool:
-    return WILDCARD in pattern

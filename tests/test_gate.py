@@ -373,3 +373,19 @@ def test_the_json_report_matches_its_published_schema(corpus, tmp_path):
         data = json.loads((tmp_path / "r.json").read_text())
         jsonschema.validate(data, schema)
         assert data["specgen_version"] and data["created"].endswith("Z") and data["exit_code"] == code
+
+
+def test_ctrl_c_outside_a_run_is_130_not_clicks_aborted_1(monkeypatch, capsys):
+    import click
+
+    from specgen import cli
+
+    for exc in (KeyboardInterrupt(), click.exceptions.Abort()):
+        def boom(*a, _exc=exc, **k):
+            raise _exc
+
+        monkeypatch.setattr(cli.main, "main", boom)
+        with pytest.raises(SystemExit) as info:
+            cli.entry()
+        assert info.value.code == 130
+    assert "specgen: interrupted" in capsys.readouterr().err

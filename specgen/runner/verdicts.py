@@ -47,9 +47,6 @@ class Cause(str, Enum):
         return self.value
 
 
-UNCLAIMED = frozenset(c for c in Cause if c.value.startswith("unclaimed-"))
-
-
 @dataclass
 class Result:
     case_id: str
