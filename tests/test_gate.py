@@ -389,3 +389,26 @@ def test_ctrl_c_outside_a_run_is_130_not_clicks_aborted_1(monkeypatch, capsys):
             cli.entry()
         assert info.value.code == 130
     assert "specgen: interrupted" in capsys.readouterr().err
+
+
+def test_the_full_exception_text_is_in_the_failure_details(corpus, tmp_path):
+    code, out, _ = run("--adapter", "fake_adapters:MultiLineError", "--corpus", corpus, "--case", "*/defaults",
+                       "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md"))
+    assert code == 1
+    assert "the real reason: kernel for HardSigmoid f16 not registered" in out  # not only the first line
+    case0 = json.loads((tmp_path / "r.json").read_text())["cases"][0]
+    assert "the real reason" in case0["exception"] and case0["cause"] == "crashed"
+    assert "the real reason" in (tmp_path / "r.md").read_text()
+
+
+def test_adapters_get_the_runners_specs_instead_of_parsing_them_again(monkeypatch):
+    from specgen.adapters.registry import load_object
+    from specgen.spec import loader
+
+    specs = loader.load_all()
+    calls = []
+    real = loader.load_all
+    monkeypatch.setattr(loader, "load_all", lambda *a, **k: calls.append(1) or real(*a, **k))
+    loaded = load_object("reference", "specgen.adapters.reference:ReferenceAdapter", specs=specs)
+    assert loaded.adapter.specs is specs and calls == []
+    assert loaded.claims and all(c.rejects for c in loaded.claims)  # explicit, from generated/validate

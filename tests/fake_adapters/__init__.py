@@ -408,3 +408,11 @@ class Slow(Correct):
     def run(self, call):
         time.sleep(0.5)
         return super().run(call)
+
+
+class MultiLineError(Correct):
+    """Raises with the real reason on the second line (as OpenVINO's errors do)."""
+
+    def run(self, call):
+        raise RuntimeError("Exception from src/inference/src/core.cpp:112:\n"
+                           "[ GENERAL_ERROR ] the real reason: kernel for HardSigmoid f16 not registered")
