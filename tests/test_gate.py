@@ -130,12 +130,22 @@ def test_baseline_check_and_prune(corpus, tmp_path):
 @pytest.mark.parametrize("fake, message", [
     ("ClaimsMisspeltOp", "claim names op 'softsgn' (did you mean softsign?), which has no spec (known: hard_sigmoid,"),
     ("ClaimsUnknownVersion", "names version(s) 23, which match no version (known: 1, 22)"),
-    ("ClaimsUnlistedDtype", "names dtype 'bfloat16', which none of those versions lists"),
 ])
 def test_a_claim_naming_what_does_not_exist_is_a_load_error(corpus, fake, message):
     code, out, err = run("--adapter", f"fake_adapters:{fake}", "--corpus", corpus)
     assert code == 3, out
     assert message in err
+
+
+def test_a_dtype_no_claimed_version_lists_is_a_warning_and_a_generic_claim_loads():
+    from specgen.adapters.registry import verify_claims
+    from specgen.adapters.torch_adapter import TorchAdapter
+
+    res = CliRunner().invoke(main, ["adapters", "fake_adapters:ClaimsUnlistedDtype"])
+    assert res.exit_code == 0 and "names dtype 'bfloat16', which none of those versions lists" in res.output
+    claims = TorchAdapter.claims(object.__new__(TorchAdapter))  # torch itself need not be installed
+    good, problems, _ = verify_claims("torch", claims)
+    assert problems == [] and len(good) == 4
 
 
 def test_a_run_in_which_nothing_is_claimed_exits_4(corpus):

@@ -173,10 +173,10 @@ def verify_class(obj) -> list[str]:
 
 def verify_claims(name: str, claims, specs: dict | None = None) -> tuple[list[Claim], list[str], list[str]]:
     """(claims, problems, warnings). A claim must name a known op, a standard that op has, version
-    patterns matching some version of it, dtypes that version range lists (or at least known
-    dtypes, for a claim that covers must-reject cases only) and attributes the op has: anything
+    patterns matching some version of it, known dtype names and attributes the op has: anything
     else is a problem listing the valid values, so that a typo cannot turn into a green run that
-    tested nothing."""
+    tested nothing. A known dtype that none of the claimed versions lists is a warning (an adapter
+    may claim "every float dtype" for every op)."""
     from specgen import dtypes as _dt
     from specgen.patterns import matches
     from specgen.text import did_you_mean
@@ -224,9 +224,10 @@ def verify_claims(name: str, claims, specs: dict | None = None) -> tuple[list[Cl
             if d not in _dt.DTYPES:
                 problems.append(f"claim for {claim.op} names unknown dtype {d!r}{did_you_mean(d, _dt.DTYPES)} "
                                 f"(known: {', '.join(_dt.DTYPES)})")
-            elif d not in listed:
-                problems.append(f"claim for {claim.op} {claim.standard} versions {','.join(claim.versions)} names dtype "
-                                f"{d!r}, which none of those versions lists (they list: {', '.join(listed)})")
+            elif d not in listed:  # a generic "every float dtype" claim is fine; say what it cannot cover
+                warnings.append(f"claim for {claim.op} {claim.standard} versions {','.join(claim.versions)} names dtype "
+                                f"{d!r}, which none of those versions lists (they list: {', '.join(listed)}): "
+                                f"no case of it exists")
         for attr in claim.attributes:
             if attr not in spec.attribute_names:
                 problems.append(f"claim for {claim.op} limits attribute {attr!r}"
