@@ -422,3 +422,16 @@ def test_adapters_get_the_runners_specs_instead_of_parsing_them_again(monkeypatc
     loaded = load_object("reference", "specgen.adapters.reference:ReferenceAdapter", specs=specs)
     assert loaded.adapter.specs is specs and calls == []
     assert loaded.claims and all(c.rejects for c in loaded.claims)  # explicit, from generated/validate
+
+
+def test_the_profile_names_bfloat16_truncation():
+    import ml_dtypes
+    import numpy as np
+
+    from specgen.runner.profile import case_profile
+
+    exact = np.array([1.00390625 + 2 ** -9, 1.5, 3.0 + 2 ** -7 + 2 ** -9], dtype=np.float32)  # above half an ULP
+    expected = exact.astype(ml_dtypes.bfloat16)  # round to nearest even
+    truncated = (exact.view(np.uint32) >> 16).astype(np.uint16).view(ml_dtypes.bfloat16)
+    prof, _ = case_profile(exact.astype(ml_dtypes.bfloat16), expected, truncated)
+    assert prof["bfloat16_rounding"] == {"1 ULP toward zero": 2, "as expected (nearest even)": 1}

@@ -14,8 +14,9 @@ EXIT_HELP = """\b
 Exit codes (CI can trust them):
   0    no new failure (known failures allowed; xpass allowed unless --strict)
   1    a new failure: fail or error not in the baseline (or an xpass with --strict)
-  2    usage or configuration error: bad option, broken spec, unreadable or malformed
-       baseline (any encoding), broken corpus (missing or truncated data), report path
+  2    usage or configuration error: bad option, broken spec, baseline unreadable
+       (not UTF-8 included) or malformed, broken corpus (missing, truncated or
+       sha256-mismatched data), report path that cannot be written
   3    the adapter cannot be loaded (unknown, not installed, broken, bad claims)
   4    nothing selected: no case matches the filters, or the adapter claims none of them
   130  interrupted (Ctrl-C); what finished is still reported

@@ -9,13 +9,15 @@ Categories and their outcomes:
   subnormal_input: "same as expected" or "differs" (a flushed input usually differs)
   subnormal_result: where the expected result is subnormal: "kept", "flushed to zero", "other"
   integer_extremes: integer dtypes, inputs at the type's min/max: "same as expected", "wrapped or saturated"
+  bfloat16_rounding: bfloat16 results, finite and nonzero: "as expected (nearest even)", "1 ULP toward
+    zero" (what truncating float32 to bfloat16 gives about half the time), "1 ULP away from zero", "other"
 """
 from __future__ import annotations
 
 import numpy as np
 
 CATEGORIES = ("nan_input", "pos_inf_input", "neg_inf_input", "zero_result", "subnormal_input",
-              "subnormal_result", "integer_extremes")
+              "subnormal_result", "integer_extremes", "bfloat16_rounding")
 MAX_VALUES = 6  # distinct output values named per category before "other"
 
 
@@ -83,6 +85,8 @@ def case_profile(x: np.ndarray, expected: np.ndarray, actual: np.ndarray) -> tup
             _add(out, "subnormal_result", "kept", int(np.sum(sub_out & (af != 0) & (np.abs(af) < tiny_out))))
             _add(out, "subnormal_result", "flushed to zero", int(np.sum(sub_out & (af == 0))))
             _add(out, "subnormal_result", "other", int(np.sum(sub_out & (af != 0) & ~(np.abs(af) < tiny_out))))
+        if e.dtype.name == "bfloat16" and a.dtype == e.dtype:
+            _bfloat16_rounding(out, e, a, ef, af)
         return out, int(np.sum(special & ~same))
     if e.dtype.kind in "iu" and x.dtype.kind in "iu":
         info = np.iinfo(x.dtype)
@@ -92,6 +96,19 @@ def case_profile(x: np.ndarray, expected: np.ndarray, actual: np.ndarray) -> tup
             _add(out, "integer_extremes", "wrapped or saturated", int(np.sum(ext & (a != e))))
         return out, int(np.sum(ext & (a != e)))
     return out, 0
+
+
+def _bfloat16_rounding(out: dict, e, a, ef, af) -> None:
+    ok = np.isfinite(ef) & np.isfinite(af) & (ef != 0) & (np.signbit(ef) == np.signbit(af))
+    if not ok.any():
+        return
+    eb = (e.view(np.uint16) & 0x7FFF).astype(np.int32)[ok]  # magnitude bits: +1 is one ULP away from zero
+    ab = (a.view(np.uint16) & 0x7FFF).astype(np.int32)[ok]
+    d = ab - eb
+    _add(out, "bfloat16_rounding", "as expected (nearest even)", int(np.sum(d == 0)))
+    _add(out, "bfloat16_rounding", "1 ULP toward zero", int(np.sum(d == -1)))
+    _add(out, "bfloat16_rounding", "1 ULP away from zero", int(np.sum(d == 1)))
+    _add(out, "bfloat16_rounding", "other", int(np.sum(np.abs(d) > 1)))
 
 
 def merge(into: dict, profile: dict) -> dict:
