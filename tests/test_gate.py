@@ -435,3 +435,26 @@ def test_the_profile_names_bfloat16_truncation():
     truncated = (exact.view(np.uint32) >> 16).astype(np.uint16).view(ml_dtypes.bfloat16)
     prof, _ = case_profile(exact.astype(ml_dtypes.bfloat16), expected, truncated)
     assert prof["bfloat16_rounding"] == {"1 ULP toward zero": 2, "as expected (nearest even)": 1}
+
+
+def test_a_result_equal_to_the_sentinel_is_not_mistaken_for_no_output():
+    import numpy as np
+
+    from specgen.adapters.base import Adapter
+    from specgen.runner.call import build_call
+    from specgen.runner.invoke import invoke
+    from specgen.spec.loader import load_all
+
+    class WritesMinus91(Adapter):  # int8 -91 is the sentinel byte 0xA5
+        def claims(self):
+            return []
+
+        def run(self, call):
+            call.out["y"][...] = np.int8(-91)
+
+    spec = load_all()["shrink"]
+    c = case("shrink", version="9", dtype="int8", x=np.array([-91], dtype=np.int8),
+             attributes={"bias": 0.0, "threshold": 0.0}, name="sentinel")
+    call = build_call(c, c.load(), spec, ["x"], ["y"])
+    o = invoke(WritesMinus91(), call)
+    assert o.status == "ok" and o.outputs["y"].tolist() == [-91]

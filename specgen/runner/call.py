@@ -10,24 +10,30 @@ from specgen import dtypes as _dt
 from specgen.adapters.base import Call, OutputInfo
 
 SENTINEL_BYTE = 0xA5  # every byte of an unwritten output buffer
+SECOND_SENTINEL_BYTE = 0x5A  # a second pattern, to tell "not written" from a result that equals the first
 
 
-def _sentinel(dtype) -> np.ndarray:
+def _sentinel(dtype, byte: int = SENTINEL_BYTE) -> np.ndarray:
     dt = np.dtype(dtype)
-    return np.frombuffer(bytes([SENTINEL_BYTE]) * dt.itemsize, dtype=dt)
+    return np.frombuffer(bytes([byte]) * dt.itemsize, dtype=dt)
 
 
-def unwritten_buffer(shape, dtype) -> np.ndarray:
+def unwritten_buffer(shape, dtype, byte: int = SENTINEL_BYTE) -> np.ndarray:
     """An output buffer every element of which holds the sentinel bytes."""
-    return np.full(shape, _sentinel(dtype)[0], dtype=dtype)
+    return np.full(shape, _sentinel(dtype, byte)[0], dtype=dtype)
 
 
-def never_written(buf: np.ndarray) -> bool:
+def refill(buf: np.ndarray, byte: int = SECOND_SENTINEL_BYTE) -> None:
+    """Fill ``buf`` (a view, strided or not) with another sentinel pattern, in place."""
+    buf[...] = _sentinel(buf.dtype, byte)[0]
+
+
+def never_written(buf: np.ndarray, byte: int = SENTINEL_BYTE) -> bool:
     """``buf`` still holds only the sentinel (the adapter wrote nothing into it)."""
     if buf.size == 0:
         return False
     raw = np.ascontiguousarray(buf).view(np.uint8)
-    return bool(np.all(raw == SENTINEL_BYTE))
+    return bool(np.all(raw == byte))
 
 
 def strided_view(values: np.ndarray, strides: list[int]) -> np.ndarray:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from specgen.adapters.base import Call, Rejected, Unsupported
-from specgen.runner.call import never_written
+from specgen.runner.call import SECOND_SENTINEL_BYTE, never_written, refill
 
 # Outcome.status values
 OK, ANSWERED, UNSUPPORTED, REJECTED, RAISED, TIMEOUT, DIED, NO_OUTPUT = (
@@ -87,8 +87,19 @@ def invoke(adapter, call: Call, ask_accepts: bool = False) -> Outcome:
     if returned is None and not call.in_place:
         unwritten = [n for n in names if n in call.out and never_written(call.out[n])]
         if unwritten:
-            return Outcome(NO_OUTPUT, message=f"run() returned None and did not write call.out[{unwritten[0]!r}]",
-                           seconds=seconds)
+            # a result equal to the sentinel everywhere is possible (a one-element int8 tensor):
+            # run once more into a second pattern before calling it "no output"
+            for n in unwritten:
+                refill(call.out[n])
+            try:
+                returned = adapter.run(call)
+            except Exception as exc:
+                return Outcome(RAISED, message=f"second run (checking for output) raised {exc_text(exc)}",
+                               exception=exc_full(exc), seconds=time.perf_counter() - t0)
+            still = [n for n in unwritten if never_written(call.out[n], SECOND_SENTINEL_BYTE)]
+            if returned is None and still:
+                return Outcome(NO_OUTPUT, message=f"run() returned None and did not write call.out[{still[0]!r}]",
+                               seconds=seconds)
     try:
         if returned is None:
             outputs = {n: call.out[n] for n in names}
