@@ -458,3 +458,29 @@ def test_a_result_equal_to_the_sentinel_is_not_mistaken_for_no_output():
     call = build_call(c, c.load(), spec, ["x"], ["y"])
     o = invoke(WritesMinus91(), call)
     assert o.status == "ok" and o.outputs["y"].tolist() == [-91]
+
+
+def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_ci_logs(monkeypatch):
+    import io
+
+    from specgen import progress as pg
+
+    now = [100.0]
+    monkeypatch.setattr(pg.time, "monotonic", lambda: now[0])
+    quiet = io.StringIO()
+    p = pg.Progress(quiet, tty=False, after=2.0)
+    p(0, 10, "a")
+    p(10, 10, "")
+    assert quiet.getvalue() == ""  # a run shorter than 2 s shows nothing
+    tty, log = io.StringIO(), io.StringIO()
+    bar, lines = pg.Progress(tty, tty=True, after=2.0), pg.Progress(log, tty=False, after=2.0)
+    for i, t in enumerate((103.0, 103.1, 104.0, 115.0)):
+        now[0] = t
+        bar(i, 10, f"case{i}")
+        lines(i, 10, f"case{i}")
+    now[0] = 116.0
+    bar(10, 10, "")
+    lines(10, 10, "")
+    assert tty.getvalue().startswith("\r[") and "] 10/10 100%" in tty.getvalue() and tty.getvalue().endswith("\n")
+    assert log.getvalue().splitlines() == ["progress: 0/10 (0%) case0", "progress: 3/10 (30%) case3",
+                                           "progress: 10/10 (100%)"]
