@@ -150,7 +150,9 @@ class Runner:
         try:
             data = case.load()
         except Exception as exc:
-            raise CorpusDataError(f"cannot read the data of case {case.id}: {exc_text(exc, 500)}") from exc
+            root, name = getattr(case, "root", None), getattr(case, "file", None)
+            where = f" in {root / name}" if root is not None and name else ""
+            raise CorpusDataError(f"cannot read the data of case {case.id}{where}: {exc_text(exc, 500)}") from exc
         outcome = self._invoke(case, data, spec, ask_accepts=negative)
         if negative:
             verdict, cause, reason, extra = judge_negative(case, outcome)
