@@ -43,8 +43,8 @@ def _worker_main(conn, name: str, value: str) -> None:  # runs in the child
     from specgen.spec.loader import load_all
 
     try:
-        loaded = load_object(name, value)
         specs = load_all()
+        loaded = load_object(name, value, specs=specs)  # parsed once in the worker too
     except AdapterLoadError as exc:
         conn.send(("load-error", str(exc)))
         return
