@@ -64,6 +64,7 @@ def test_junit_xml_is_valid_and_marks_failures():
     failed = [tc for tc in root.iter("testcase") if tc.find("failure") is not None]
     assert [tc.get("name") for tc in failed] == [FAIL_ID]
     assert "re-run: specgen run" in failed[0].find("failure").text
+    assert failed[0].find("failure").get("type") == "out-of-bound"  # the typed cause
 
 
 def test_markdown_report_for_a_pull_request():
