@@ -484,3 +484,18 @@ def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_ci_logs(monkeypatch)
     assert tty.getvalue().startswith("\r[") and "] 10/10 100%" in tty.getvalue() and tty.getvalue().endswith("\n")
     assert log.getvalue().splitlines() == ["progress: 0/10 (0%) case0", "progress: 3/10 (30%) case3",
                                            "progress: 10/10 (100%)"]
+
+
+def test_the_profile_names_flushed_subnormal_inputs_and_results():
+    import numpy as np
+
+    from specgen.runner.profile import case_profile
+
+    x = np.array([0.0, -0.0, 1e-40, -1e-40, 1.0], dtype=np.float32)
+    expected = x / (1 + np.abs(x))  # softsign keeps subnormals
+    ftz = expected.copy()
+    ftz[2], ftz[3] = 0.0, -0.0  # what a flush-to-zero backend gives: f(+0), f(-0)
+    prof, deviations = case_profile(x, expected, ftz)
+    assert prof["subnormal_input"] == {"treated as zero (flushed)": 2}
+    assert prof["subnormal_result"] == {"flushed to zero": 2}
+    assert deviations == 2
