@@ -227,7 +227,7 @@ def test_an_unreadable_baseline_is_one_line_exit_2(corpus, tmp_path, content, me
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in out
 
 
-def test_a_latin1_baseline_with_a_bom_free_ascii_body_still_loads(corpus, tmp_path):
+def test_a_utf8_baseline_with_a_bom_loads(corpus, tmp_path):
     b = tmp_path / "b.yaml"
     b.write_bytes("\ufeffknown_failures: []\n".encode("utf-8"))
     code, _, _ = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--baseline", str(b))
