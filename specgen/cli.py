@@ -1,21 +1,25 @@
-"""The ``specgen`` command line. Each command lives in specgen/commands/<name>.py."""
+"""The ``specgen`` command line. Each command lives in specgen/commands/<name>.py and is imported
+only when it runs, so ``specgen --help`` imports click and nothing else of weight."""
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
 from specgen import __version__
 
-# (module, attribute) of each command; imported lazily so a missing optional dependency of one
-# command never breaks the others.
+# name -> (module, attribute, one-line help shown by `specgen --help` without importing the module)
 COMMANDS = {
-    "lint": ("specgen.commands.lint", "lint"),
-    "generate": ("specgen.commands.generate", "generate"),
-    "run": ("specgen.commands.run", "run"),
-    "adapters": ("specgen.commands.adapters", "adapters"),
-    "list": ("specgen.commands.list", "list_operators"),
-    "show": ("specgen.commands.show", "show"),
+    "adapters": ("specgen.commands.adapters", "adapters", "List installed adapters, their load status and claims."),
+    "baseline": ("specgen.commands.baseline", "baseline", "Check or prune a baseline file of known failures."),
+    "cases": ("specgen.commands.cases", "cases", "List the case ids `run` would select (same filters)."),
+    "export": ("specgen.commands.export", "export", "Write the corpus for other harnesses (ONNX backend tests, npz)."),
+    "generate": ("specgen.commands.generate", "generate", "Write reference code, validation code and golden vectors."),
+    "lint": ("specgen.commands.lint", "lint", "Validate spec files: FILE:LINE: key.path: message."),
+    "list": ("specgen.commands.list", "list_operators", "List operators, their standards and versions."),
+    "run": ("specgen.commands.run", "run", "Run the vector corpus through an adapter and judge every case."),
+    "show": ("specgen.commands.show", "show", "Render a spec as a standard's page."),
 }
 
 
@@ -26,8 +30,21 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS:
             return None
-        module, attr = COMMANDS[name]
+        module, attr, _ = COMMANDS[name]
         return getattr(importlib.import_module(module), attr)
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else None
+        if name and name not in COMMANDS and not name.startswith("-"):
+            from specgen.text import did_you_mean
+
+            ctx.fail(f"no such command {name!r}{did_you_mean(name, COMMANDS)}; commands: {', '.join(sorted(COMMANDS))}")
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=_LazyGroup)
@@ -36,5 +53,19 @@ def main():
     """specgen: operator standards made executable (lint, show, generate, run)."""
 
 
+def entry() -> None:
+    """The console script: Ctrl-C anywhere is exit 130 with one line, never a traceback (click's own
+    handling would print "Aborted!" and exit 1, the code for "new failure")."""
+    try:
+        rv = main.main(standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        sys.stderr.write("\nspecgen: interrupted\n")
+        sys.exit(130)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    entry()

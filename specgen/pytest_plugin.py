@@ -59,8 +59,13 @@ class SpecgenCaseItem(pytest.Item):
         from specgen.reports.common import failure_lines
         from specgen.runner.core import ERROR, FAIL, UNSUPPORTED
 
+        from specgen.runner.core import CorpusDataError
+
         runner = self._box.get(self.config)
-        result = self.result = runner.run_case(self.case)
+        try:
+            result = self.result = runner.run_case(self.case)
+        except CorpusDataError as exc:  # the corpus is broken, not the adapter: one line, no traceback
+            raise SpecgenError(f"{exc} (the corpus is broken, not the adapter; regenerate with `specgen generate`)")
         self.user_properties.append(("specgen_verdict", result.verdict))
         if result.verdict == UNSUPPORTED:
             pytest.skip(f"unsupported: {result.reason}")
@@ -126,8 +131,9 @@ def pytest_collection_modifyitems(session, config, items):
     from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
     from specgen.spec.loader import load_all
 
+    specs = load_all()
     try:
-        loaded = load(name)
+        loaded = load(name, specs)
     except AdapterLoadError as exc:
         _usage(str(exc))
     baseline = None
@@ -140,7 +146,6 @@ def pytest_collection_modifyitems(session, config, items):
     filters = Filters(ops=_split(config.getoption("--specgen-op")), standards=_split(config.getoption("--specgen-standard")),
                       versions=_split(config.getoption("--specgen-version")), dtypes=_split(config.getoption("--specgen-dtype")),
                       cases=tuple(config.getoption("--specgen-case")))
-    specs = load_all()
     problem = filter_problem(filters, specs)
     if problem:
         _usage(problem)

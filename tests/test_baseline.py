@@ -62,7 +62,7 @@ def test_all_known_failures_exit_0_and_xpass_is_reported_and_strict_fails():
 @pytest.mark.parametrize("text, message", [
     ("known_failures:\n  - case: 'a/*'\n", "b.yaml:2: entry 'a/*' has no reason"),
     ("known_failures:\n  - case: 'a/*'\n    reason: '  '\n", "has no reason"),
-    ("known_failures:\n  - reason: x\n", "'case' (a case-id glob) is required"),
+    ("known_failures:\n  - reason: x\n", "'case' (a case-id pattern) is required"),
     ("known_failures:\n  - case: a\n    reason: b\n    why: c\n", "unknown key(s) why"),
     ("known_failure: []\n", "unknown key(s) known_failure"),
     ("known_failures: {a: b}\n", "known_failures must be a list"),

@@ -75,8 +75,8 @@ def test_bad_adapter_is_a_usage_error(pytester, corpus):
 
 
 @pytest.mark.parametrize("option, message", [
-    (["--specgen-dtype", "float17"], "specgen: unknown dtype(s) float17; known: float64, float32"),
-    (["--specgen-dtype", "float17,float32"], "specgen: unknown dtype(s) float17; known: "),
+    (["--specgen-dtype", "float17"], "specgen: unknown dtype(s) float17 (did you mean float16?); known: float64, float32"),
+    (["--specgen-dtype", "float17,float32"], "specgen: unknown dtype(s) float17 (did you mean float16?); known: "),
     (["--specgen-version", "99"], "specgen: --version 99 matches no version of any op; known: "),
     (["--specgen-op", "nosuchop"], "specgen: unknown op(s) nosuchop; known: "),
 ])

@@ -41,10 +41,11 @@ def test_terminal_summary_has_the_group_table_and_the_failure_with_its_rerun_com
     assert "op            standard  dtype    pass  fail  error  unsupported  xfail  xpass" in text
     assert "shrink        onnx-9    float32     1     1" in text
     assert f"FAIL {FAIL_ID}" in text
-    worst = next(line for line in text.splitlines() if line.startswith("  worst element"))
-    assert worst.startswith("  worst element at [1], x = -0.5 (0xbf000000), expected = ")
-    assert "(0x00000000), actual = -0.25 (0xbe800000), error " in worst and " ULP > bound " in worst
-    assert "2 of 5 elements out of bound" in text
+    worst = [line for line in text.splitlines() if "x = -0.5 (0xbf000000)" in line]
+    assert len(worst) == 1  # the worst element once (issue 13: it was repeated three times)
+    assert worst[0].startswith("  worst element at [1]: x = -0.5 (0xbf000000), got -0.25 (0xbe800000), expected 0 ")
+    assert " ULP > bound " in worst[0] and worst[0].endswith("absolute error 0.25")  # near zero: absolute error too
+    assert "  why: 2 of 5 elements out of bound (value) [shrink(bias=0.25, threshold=0.5) float32 (5,)]" in text
     assert f"re-run: specgen run --adapter wrong-threshold --case {FAIL_ID} --corpus '/tmp/corpus dir'" in text
     assert "XPASS hard_sigmoid/onnx-22/float32/rank3/xfailed (baseline: pretend known)" in text
 
@@ -63,6 +64,7 @@ def test_junit_xml_is_valid_and_marks_failures():
     failed = [tc for tc in root.iter("testcase") if tc.find("failure") is not None]
     assert [tc.get("name") for tc in failed] == [FAIL_ID]
     assert "re-run: specgen run" in failed[0].find("failure").text
+    assert failed[0].find("failure").get("type") == "out-of-bound"  # the typed cause
 
 
 def test_markdown_report_for_a_pull_request():
@@ -89,6 +91,8 @@ def _many_failures(n: int, reason_len: int = 400):
 
 def test_markdown_caps_failure_details_and_still_names_every_failure():
     run = _many_failures(300)
+    for i, r in enumerate(run.results):
+        r.tags = [f"region{i}"]  # 300 different groups
     text = markdown.render(run)
     assert len(text) < markdown.LIMIT
     assert text.count("<details>") == markdown.MAX_DETAILS
@@ -110,7 +114,7 @@ def test_markdown_known_failures_are_grouped_by_reason_without_per_case_details(
     from specgen.runner.baseline import Baseline
 
     run = _many_failures(40)
-    Baseline.parse("known_failures:\n  - case: '*case0000?*'\n    reason: first ten\n"
+    Baseline.parse("known_failures:\n  - case: '*case0000*'\n    reason: first ten\n"
                    "  - case: '*'\n    reason: the rest\n").apply(run)
     text = markdown.render(run)
     assert "<details>" not in text
@@ -131,6 +135,15 @@ def test_summaries_are_shortened_at_a_boundary_never_inside_a_token():
 
 def test_terminal_shows_the_first_50_failures_and_counts_the_rest():
     run = _many_failures(142, reason_len=80)
+    for i, r in enumerate(run.results):
+        r.tags = [f"region{i}"]  # 142 different groups
     text = terminal.render(run, quiet=True)
     assert text.count("\nFAIL ") == terminal.MAX_FAILURES == 50
-    assert "... and 92 more (see --json/--markdown)" in text
+    assert "... and 92 more group(s) (see --json/--markdown/--html)" in text
+
+
+def test_terminal_groups_failures_of_one_cause():
+    run = _many_failures(142, reason_len=80)
+    text = terminal.render(run, quiet=True)
+    assert "142 failure(s) in 1 group(s)" in text and "== 142 cases: shrink float64, fail" in text
+    assert text.count("\nFAIL ") == 1 and "(+136 more: see --json/--markdown/--html)" in text

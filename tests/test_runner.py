@@ -176,7 +176,7 @@ def test_unclaimed_in_place_and_strided_are_unsupported():
 
 
 def test_strided_view_holds_the_values_in_a_larger_buffer():
-    from specgen.runner.core import _strided_view
+    from specgen.runner.call import strided_view as _strided_view
 
     x = np.arange(24, dtype=np.float32).reshape(4, 6)
     v = _strided_view(x, [12, -2])

@@ -39,7 +39,6 @@ names (``lambd``, ``InputTensor``). Attribute values are float32-rounded (DESIGN
 """
 from __future__ import annotations
 
-import fnmatch
 import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Sequence
@@ -176,7 +175,10 @@ class Claim:
     attributes:  per attribute an :class:`AttrRule` (``{"alpha": Values(1/6), "beta": Values(0.5)}``)
     in_place:    the output may alias the input (in-place cases are run)
     strided:     non-contiguous inputs are accepted (strided cases are run)
-    rejects:     the adapter refuses illegal calls, so must-reject (negative) cases are run
+    rejects:     the adapter refuses illegal calls, so must-reject (negative) cases are run.
+                 Default False: a must-reject case is then *unsupported*. With True, such a case
+                 passes only when ``accepts()`` returns False, or ``run`` raises :class:`Rejected`
+                 or an exception type listed in the adapter's ``rejection_errors``.
     max_elements: largest tensor size claimed, None = no limit
     note:        one line shown by ``specgen adapters`` and in reports
     """
@@ -189,7 +191,7 @@ class Claim:
     attributes: Mapping[str, AttrRule] = field(default_factory=dict)
     in_place: bool = False
     strided: bool = False
-    rejects: bool = True
+    rejects: bool = False
     max_elements: int | None = None
     note: str = ""
 
@@ -202,35 +204,41 @@ class Claim:
 
     # -- matching ---------------------------------------------------------------------------
     def covers_version(self, op: str, standard: str, version: str) -> bool:
-        return (self.op == op and self.standard in ("*", standard)
-                and any(fnmatch.fnmatchcase(str(version), p) for p in self.versions))
+        from specgen.patterns import matches
 
-    def why_not(self, case) -> str | None:
-        """None when the claim covers the case, else the first reason it does not."""
+        return (self.op == op and self.standard in ("*", standard)
+                and any(matches(str(version), p) for p in self.versions))
+
+    def unclaimed(self, case) -> tuple[str, str] | None:
+        """None when the claim covers the case, else (cause, why) for the first part it does not
+        cover; cause is one of ``unclaimed-version``, ``-dtype``, ``-rejection``, ``-rank``,
+        ``-size``, ``-attribute``, ``-in-place``, ``-strided`` (specgen.runner.verdicts.Cause)."""
         if not self.covers_version(case.op, case.standard, case.version):
-            return f"{case.op} {case.standard}-{case.version} is not claimed"
+            return "unclaimed-version", f"{case.op} {case.standard}-{case.version} is not claimed"
         if getattr(case, "kind", "positive") == "negative":
-            return None if self.rejects else "the adapter does not claim to reject illegal calls"
+            return None if self.rejects else ("unclaimed-rejection",
+                                              "must-reject case: the claim does not say rejects=True")
         if self.dtypes and case.dtype not in self.dtypes:
-            return f"dtype {case.dtype} is not claimed (claimed: {', '.join(self.dtypes)})"
+            return "unclaimed-dtype", f"dtype {case.dtype} is not claimed (claimed: {', '.join(self.dtypes)})"
         shapes = dict(case.shapes)
         rank = len(next(iter(shapes.values()))) if shapes else 0
         lo, hi = self.ranks
         if (lo is not None and rank < lo) or (hi is not None and rank > hi):
-            return f"rank {rank} is not claimed (claimed: {lo if lo is not None else 0} to {hi if hi is not None else 'any'})"
+            return ("unclaimed-rank",
+                    f"rank {rank} is not claimed (claimed: {lo if lo is not None else 0} to {hi if hi is not None else 'any'})")
         if self.max_elements is not None:
             size = max((int(np.prod(s)) for s in shapes.values()), default=0)
             if size > self.max_elements:
-                return f"{size} elements is more than the claimed {self.max_elements}"
+                return "unclaimed-size", f"{size} elements is more than the claimed {self.max_elements}"
         for name, rule in self.attributes.items():
             if name in case.attributes:
                 why = rule.check(name, float(case.attributes[name]), case.attributes)
                 if why:
-                    return f"attribute {why}"
+                    return "unclaimed-attribute", f"attribute {why}"
         if case.in_place and not self.in_place:
-            return "in-place (output aliasing input) is not claimed"
+            return "unclaimed-in-place", "in-place (output aliasing input) is not claimed"
         if any(s is not None for s in (case.strides or {}).values()) and not self.strided:
-            return "non-contiguous (strided) input is not claimed"
+            return "unclaimed-strided", "non-contiguous (strided) input is not claimed"
         return None
 
     def describe(self) -> str:
@@ -243,10 +251,10 @@ class Claim:
             parts.append(f"{name} {rule.describe()}")
         if self.max_elements is not None:
             parts.append(f"<= {self.max_elements} elements")
-        flags = [f for f, on in (("in-place", self.in_place), ("strided", self.strided),
-                                 ("rejects illegal calls", self.rejects)) if on]
-        if flags:
-            parts.append(", ".join(flags))
+        flags = [f for f, on in (("in-place", self.in_place), ("strided", self.strided)) if on]
+        flags.append("rejects=True: must-reject cases run" if self.rejects
+                     else "rejects=False: must-reject cases not run")
+        parts.append(", ".join(flags))
         text = "; ".join(parts)
         return f"{text}  ({self.note})" if self.note else text
 
@@ -258,18 +266,19 @@ class Claim:
                 "max_elements": self.max_elements, "note": self.note}
 
 
-def first_covering(claims: Sequence[Claim], case) -> tuple[Claim | None, str | None]:
-    """(the first claim that covers ``case``, None) or (None, the most specific reason none does)."""
+def covering(claims: Sequence[Claim], case) -> tuple[Claim | None, str | None, str | None]:
+    """(the first claim that covers ``case``, None, None) or (None, cause, why) with the most
+    specific reason none does (a claim for the case's version explains more than one for another)."""
     reasons = []
     for claim in claims:
-        why = claim.why_not(case)
-        if why is None:
-            return claim, None
-        reasons.append((claim.covers_version(case.op, case.standard, case.version), why))
-    specific = [w for hit, w in reasons if hit]
+        got = claim.unclaimed(case)
+        if got is None:
+            return claim, None, None
+        reasons.append(got)
+    specific = [r for r in reasons if r[0] != "unclaimed-version"]
     if specific:
-        return None, specific[0]
-    return None, f"{case.op} {case.standard}-{case.version} is not claimed"
+        return None, specific[0][0], specific[0][1]
+    return None, "unclaimed-version", f"{case.op} {case.standard}-{case.version} is not claimed"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -374,8 +383,24 @@ class Adapter:
     requires: ClassVar[tuple[str, ...]] = ()
     extra: ClassVar[str | None] = None
 
+    #: exception types the backend raises when it refuses an illegal call (its validation errors).
+    #: On a must-reject case only :class:`Rejected` and these count as a rejection; any other
+    #: exception is a crash (*error*).
+    rejection_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+
     #: methods every adapter must define (checked at load, pluggy-style)
     REQUIRED_METHODS: ClassVar[dict[str, tuple[str, ...]]] = {"claims": (), "run": ("call",)}
+
+    @property
+    def specs(self) -> dict:
+        """The loaded operator specs ({id: OpSpec}) the runner gave this adapter at load; loaded
+        here only when the adapter was constructed outside the registry."""
+        got = self.__dict__.get("_specs")
+        if got is None:
+            from specgen.spec.loader import load_all
+
+            got = self.__dict__["_specs"] = load_all()
+        return got
 
     def backend_version(self) -> str:
         """The version of the backend under test (shown in reports)."""
@@ -391,8 +416,8 @@ class Adapter:
         raise NotImplementedError
 
     def accepts(self, call: Call) -> bool | None:
-        """Would the backend accept this call? None (the default): the runner runs it and treats an
-        exception as a rejection."""
+        """Would the backend accept this call? None (the default): the runner runs it; raising
+        :class:`Rejected` (or one of ``rejection_errors``) is then the rejection."""
         return None
 
     def why_unclaimed(self, op: str, standard: str, version: str, dtype: str) -> str | None:

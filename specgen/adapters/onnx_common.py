@@ -10,11 +10,9 @@ DTYPE_TO_ONNX = {
 }
 
 
-def onnx_specs():
+def onnx_specs(specs: dict):
     """[(spec, OpStandard)] for every spec with an ``onnx`` block."""
-    from specgen.spec.loader import load_all
-
-    return [(spec, spec.standards["onnx"]) for spec in load_all().values() if "onnx" in spec.standards]
+    return [(spec, spec.standards["onnx"]) for spec in specs.values() if "onnx" in spec.standards]
 
 
 def _attr_value(v):
@@ -34,8 +32,13 @@ def build_model(operator: str, domain: str | None, opset: int, in_names, out_nam
         shape = None if shapes is None else list(shapes[name])
         return helper.make_tensor_value_info(name, elem, shape)
 
-    node = helper.make_node(operator, list(in_names), list(out_names),
-                            **{k: _attr_value(v) for k, v in sorted(attributes.items())})
+    from onnx import AttributeProto
+
+    plain = {k: _attr_value(v) for k, v in sorted(attributes.items()) if not (isinstance(v, (list, tuple)) and not v)}
+    node = helper.make_node(operator, list(in_names), list(out_names), **plain)
+    for k, v in sorted(attributes.items()):  # an empty list has no inferable type: ONNX's list attributes here are ints
+        if isinstance(v, (list, tuple)) and not v:
+            node.attribute.append(helper.make_attribute(k, [], attr_type=AttributeProto.INTS))
     graph = helper.make_graph([node], f"specgen_{operator}", [vi(n) for n in in_names], [vi(n) for n in out_names])
     dom = "" if domain in (None, "ai.onnx") else domain
     opsets = [helper.make_opsetid(dom, int(opset))]
@@ -108,7 +111,7 @@ class ProbedOnnxClaims:
         if self._claims is not None:
             return self._claims
         claims = []
-        for spec, std in onnx_specs():
+        for spec, std in onnx_specs(self.specs):
             in_names = [std.tensors[t.name].name for t in spec.inputs]
             out_names = [std.tensors[t.name].name for t in spec.outputs]
             for v in std.versions:

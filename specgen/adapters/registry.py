@@ -47,8 +47,8 @@ class AdapterEntry:
     value: str  # "module:attr"
     dist: str = ""  # the distribution that registers it
 
-    def load(self) -> "LoadedAdapter":
-        return load_object(self.name, self.value, self.dist)
+    def load(self, specs: dict | None = None) -> "LoadedAdapter":
+        return load_object(self.name, self.value, self.dist, specs)
 
 
 @dataclass
@@ -95,12 +95,15 @@ def entry(name: str) -> AdapterEntry:
         return entries[name]
     if ":" in name:
         return AdapterEntry(name, name, "")
+    from specgen.text import did_you_mean
+
     known = ", ".join(entries) or "none"
-    raise AdapterLoadError(name, "unknown", [f"no adapter of that name is installed (installed: {known})"])
+    raise AdapterLoadError(name, "unknown", [f"no adapter of that name is installed{did_you_mean(name, entries)} "
+                                             f"(installed: {known})"])
 
 
-def load(name: str) -> LoadedAdapter:
-    return entry(name).load()
+def load(name: str, specs: dict | None = None) -> LoadedAdapter:
+    return entry(name).load(specs)
 
 
 def load_all(names: Iterable[str] | None = None) -> tuple[dict[str, LoadedAdapter], dict[str, AdapterLoadError]]:
@@ -168,9 +171,16 @@ def verify_class(obj) -> list[str]:
     return problems
 
 
-def verify_claims(name: str, claims) -> tuple[list[Claim], list[str], list[str]]:
-    """(claims, problems, warnings). Unknown ops/standards/dtypes are warnings: a backend may
-    claim operators specgen has no spec for yet."""
+def verify_claims(name: str, claims, specs: dict | None = None) -> tuple[list[Claim], list[str], list[str]]:
+    """(claims, problems, warnings). A claim must name a known op, a standard that op has, version
+    patterns matching some version of it, known dtype names and attributes the op has: anything
+    else is a problem listing the valid values, so that a typo cannot turn into a green run that
+    tested nothing. A known dtype that none of the claimed versions lists is a warning (an adapter
+    may claim "every float dtype" for every op)."""
+    from specgen import dtypes as _dt
+    from specgen.patterns import matches
+    from specgen.text import did_you_mean
+
     problems: list[str] = []
     warnings: list[str] = []
     try:
@@ -185,36 +195,62 @@ def verify_claims(name: str, claims) -> tuple[list[Claim], list[str], list[str]]
         good.append(claim)
     if not problems and not good:
         warnings.append("claims nothing: every case will be unsupported")
-    try:
-        from specgen import dtypes as _dt
+    if specs is None:
         from specgen.spec.loader import load_all as _load_specs
 
         specs = _load_specs()
-    except Exception:  # pragma: no cover - specs broken: lint reports that
-        return good, problems, warnings
     for claim in good:
         spec = specs.get(claim.op)
         if spec is None:
-            warnings.append(f"claims op {claim.op!r}, which has no spec (known: {', '.join(specs)})")
+            problems.append(f"claim names op {claim.op!r}{did_you_mean(claim.op, specs)}, which has no spec "
+                            f"(known: {', '.join(specs)})")
             continue
         if claim.standard != "*" and claim.standard not in spec.standards:
-            warnings.append(f"claims {claim.op} for standard {claim.standard!r}, which the spec does not have")
+            problems.append(f"claim for {claim.op} names standard {claim.standard!r}"
+                            f"{did_you_mean(claim.standard, spec.standards)}, which {claim.op} does not have "
+                            f"(its standards: {', '.join(spec.standards)})")
+            continue
+        stds = [std for key, std in spec.standards.items() if claim.standard in ("*", key)]
+        versions = [v for std in stds for v in std.versions]
+        every = sorted({str(v.version) for v in versions})
+        bad = [p for p in claim.versions if not any(matches(str(v.version), p) for v in versions)]
+        if bad:
+            problems.append(f"claim for {claim.op} {claim.standard} names version(s) {', '.join(bad)}"
+                            f"{did_you_mean(bad[0], every)}, which match no version (known: {', '.join(every)})")
+            continue
+        claimed = [v for v in versions if any(matches(str(v.version), p) for p in claim.versions)]
+        listed = sorted({d for v in claimed for d in v.dtypes()}, key=list(_dt.DTYPES).index)
         for d in claim.dtypes:
             if d not in _dt.DTYPES:
-                problems.append(f"claim for {claim.op} names unknown dtype {d!r}")
+                problems.append(f"claim for {claim.op} names unknown dtype {d!r}{did_you_mean(d, _dt.DTYPES)} "
+                                f"(known: {', '.join(_dt.DTYPES)})")
+            elif d not in listed:  # a generic "every float dtype" claim is fine; say what it cannot cover
+                warnings.append(f"claim for {claim.op} {claim.standard} versions {','.join(claim.versions)} names dtype "
+                                f"{d!r}, which none of those versions lists (they list: {', '.join(listed)}): "
+                                f"no case of it exists")
         for attr in claim.attributes:
             if attr not in spec.attribute_names:
-                problems.append(f"claim for {claim.op} limits attribute {attr!r}, which {spec.name} does not have "
+                problems.append(f"claim for {claim.op} limits attribute {attr!r}"
+                                f"{did_you_mean(attr, spec.attribute_names)}, which {spec.name} does not have "
                                 f"(attributes: {', '.join(spec.attribute_names) or 'none'})")
     return good, problems, warnings
 
 
-def load_object(name: str, value: str, dist: str = "") -> LoadedAdapter:
+def _top(module: str) -> str:
+    return module.split(".", 1)[0]
+
+
+def load_object(name: str, value: str, dist: str = "", specs: dict | None = None) -> LoadedAdapter:
+    """Import, verify and construct one adapter. ``specs``: the loaded specs (the runner's), handed
+    to the adapter as ``adapter.specs`` so that it never parses specs/ again."""
     try:
         obj = _import(value)
     except ModuleNotFoundError as exc:
-        raise AdapterLoadError(name, NOT_INSTALLED if exc.name and not value.startswith(exc.name) else BROKEN,
-                               [f"cannot import {value}: {exc}"], value) from exc
+        # The plugin's own package (or a module of it) missing is a broken plugin, not an absent
+        # backend: only a third-party module missing means "not installed".
+        own = bool(exc.name) and _top(exc.name) in (_top(value.partition(":")[0]), "specgen")
+        status = BROKEN if own or not exc.name else NOT_INSTALLED
+        raise AdapterLoadError(name, status, [f"cannot import {value}: {exc}"], value) from exc
     except Exception as exc:
         raise AdapterLoadError(name, BROKEN, [f"importing {value} raised {type(exc).__name__}: {exc}"], value) from exc
     problems = verify_class(obj)
@@ -226,7 +262,12 @@ def load_object(name: str, value: str, dist: str = "") -> LoadedAdapter:
         hint = f" (pip install 'specgen[{extra}]')" if extra else ""
         raise AdapterLoadError(name, NOT_INSTALLED, [f"backend module(s) not installed: {', '.join(missing)}{hint}"], value)
     try:
-        adapter = obj()
+        if isinstance(obj, type) and issubclass(obj, Adapter):
+            adapter = obj.__new__(obj)
+            adapter._specs = specs  # before __init__, which may read self.specs
+            adapter.__init__()
+        else:
+            adapter = obj()
     except NotInstalled as exc:
         raise AdapterLoadError(name, NOT_INSTALLED, [str(exc)], value) from exc
     except Exception as exc:
@@ -240,7 +281,7 @@ def load_object(name: str, value: str, dist: str = "") -> LoadedAdapter:
         raw = adapter.claims()
     except Exception as exc:
         raise AdapterLoadError(name, BROKEN, [f"claims() raised {type(exc).__name__}: {exc}"], value) from exc
-    claims, problems, warnings = verify_claims(name, raw)
+    claims, problems, warnings = verify_claims(name, raw, specs)
     if problems:
         raise AdapterLoadError(name, INCOMPLETE, problems, value)
     return LoadedAdapter(name, value, adapter, claims, dist, warnings)

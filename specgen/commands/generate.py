@@ -29,12 +29,13 @@ def regenerate_command(out, specs_dir) -> str:
     return " ".join(parts)
 
 
-def run_check(out: Path, specs_dir, exhaustive: bool = False, fix: str = "specgen generate") -> tuple[int, list[str]]:
+def run_check(out: Path, specs_dir, exhaustive: bool = False, fix: str = "specgen generate",
+              progress=None) -> tuple[int, list[str]]:
     """(exit code, lines): 0 when ``out`` equals a fresh generation, else 1 with what differs."""
     from specgen.generate.tree import build, diff_trees
     tmp = Path(tempfile.mkdtemp(prefix="specgen-check-"))
     try:
-        build(tmp / "generated", specs_dir, exhaustive=False)
+        build(tmp / "generated", specs_dir, exhaustive=False, progress=progress)
         diff = diff_trees(tmp / "generated", out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -58,17 +59,22 @@ def run_check(out: Path, specs_dir, exhaustive: bool = False, fix: str = "specge
               help="spec directory (default: the bundled specs/)")
 @click.option("--check", is_flag=True, help="regenerate to a temporary place; exit 1 if the output is stale")
 @click.option("--exhaustive", is_flag=True, help="also write exhaustive/: every value of each 16-bit float dtype")
-def generate(out, specs_dir, check, exhaustive):
+@click.option("--progress/--no-progress", default=True,
+              help="Progress on stderr after 2 s (a bar on a terminal, a line every 10 s otherwise).")
+def generate(out, specs_dir, check, exhaustive, progress):
     """Write reference code, validation code and golden vectors from the specs."""
     from specgen.generate.tree import NotAGeneratedTree, generate_into
+    from specgen.progress import Progress
+
     target = Path(out) if out else _default_out()
+    bar = Progress() if progress else None
     try:
         if check:
-            code, lines = run_check(target, specs_dir, exhaustive, regenerate_command(out, specs_dir))
+            code, lines = run_check(target, specs_dir, exhaustive, regenerate_command(out, specs_dir), bar)
             for line in lines:
                 click.echo(line, err=code != 0)
             raise SystemExit(code)
-        stats = generate_into(target, specs_dir, exhaustive=exhaustive)
+        stats = generate_into(target, specs_dir, exhaustive=exhaustive, progress=bar)
     except NotAGeneratedTree as exc:
         click.echo(f"generate: {exc}", err=True)
         raise SystemExit(1)

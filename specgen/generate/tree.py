@@ -65,9 +65,12 @@ def _import(root: Path, kind: str, op: str):
     return module
 
 
-def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = False) -> cp.Stats:
-    """Write the complete tree into ``out`` (an empty or new directory). Raises SpecError on bad specs."""
+def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = False, progress=None) -> cp.Stats:
+    """Write the complete tree into ``out`` (an empty or new directory). Raises SpecError on bad specs.
+    ``progress(done, total, label)`` is called after each (op, standard, version)."""
     specs = load_all(specs_dir)
+    total = sum(len(std.versions) for spec in specs.values() for std in spec.standards.values())
+    done = 0
     env = render.environment()
     out.mkdir(parents=True, exist_ok=True)
     (out / "README.md").write_text(README)
@@ -89,6 +92,9 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
                 for dtype in ver.dtypes(oc.x):
                     oc.row(std, ver, dtype)
                 oc.negatives(std, ver)
+                done += 1
+                if progress:
+                    progress(done, total, f"{op_id} {std.key}-{ver.version}")
         std, ver, dtype = cp.large_case_choice(spec, oc.x)
         oc.large(std, ver, dtype)
     sources = {op_id: render.spec_source(s) for op_id, s in specs.items()}
@@ -154,7 +160,7 @@ def is_generated_tree(path: Path) -> bool:
     return readme.is_file() and readme.read_text(errors="replace").startswith(README.splitlines()[0])
 
 
-def generate_into(target: Path, specs_dir=None, exhaustive: bool = False) -> cp.Stats:
+def generate_into(target: Path, specs_dir=None, exhaustive: bool = False, progress=None) -> cp.Stats:
     """Build beside ``target`` and swap in; on any failure the previous tree stays untouched.
     Refuses to replace a non-empty directory that is not a generated tree."""
     target = Path(target).resolve()
@@ -164,7 +170,7 @@ def generate_into(target: Path, specs_dir=None, exhaustive: bool = False) -> cp.
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
     try:
-        stats = build(tmp / "tree", specs_dir, exhaustive)
+        stats = build(tmp / "tree", specs_dir, exhaustive, progress)
         swap_in(tmp / "tree", target)
         return stats
     finally:

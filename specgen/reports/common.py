@@ -1,9 +1,11 @@
 """Pieces every report shares: the per-group summary and the lines that describe one failure."""
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
-from specgen.runner.core import ERROR, FAIL, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS
+from specgen.text import shorten  # noqa: F401  (re-exported for the reports)
+from specgen.runner.verdicts import ERROR, FAIL, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS
 
 COLUMNS = (PASS, FAIL, ERROR, UNSUPPORTED, XFAIL, XPASS)
 
@@ -36,27 +38,52 @@ def _val(v) -> str:
     return str(v)
 
 
+def _abs_error(worst: dict) -> str | None:
+    try:
+        e = float(_val_dec(worst.get("expected")))
+        a = float(_val_dec(worst.get("actual")))
+    except (TypeError, ValueError):
+        return None
+    if not (math.isfinite(e) and math.isfinite(a)):
+        return None
+    return f"{abs(a - e):.3g}"
+
+
+def _val_dec(v):
+    if isinstance(v, dict):
+        return v.get("decimal", v.get("dec", v.get("value")))
+    if isinstance(v, (list, tuple)) and len(v) == 2:
+        return v[0]
+    return v
+
+
 def worst_line(detail: dict) -> str | None:
+    """The worst element once: where, input, got, expected (decimal and hex), its error in ULPs
+    against the bound and as an absolute error (ULP counts near zero are astronomically large)."""
     worst = detail.get("worst") if isinstance(detail, dict) else None
     if not worst:
         return None
     if not isinstance(worst, dict):
         return f"worst: {worst}"
+    head = f"worst element at {worst['index']}" if "index" in worst else "worst element"
     parts = []
-    if "index" in worst:
-        parts.append(f"at {worst['index']}")
-    for key, label in (("input", "x"), ("x", "x"), ("expected", "expected"), ("actual", "actual")):
+    for key, label in (("input", "x"), ("x", "x")):
         if key in worst:
             parts.append(f"{label} = {_val(worst[key])}")
+            break
+    if "actual" in worst:
+        parts.append(f"got {_val(worst['actual'])}")
+    if "expected" in worst:
+        parts.append(f"expected {_val(worst['expected'])}")
     err = worst.get("error_ulps", worst.get("ulp_error", worst.get("error")))
     bound = worst.get("bound_ulps", worst.get("bound"))
+    errs = []
     if err is not None:
-        parts.append(f"error {_num(err)} ULP" + (f" > bound {_num(bound)} ULP" if bound is not None else ""))
-    extra = {k: v for k, v in worst.items() if v is not None and k not in {
-        "index", "input", "x", "expected", "actual", "error_ulps", "ulp_error", "error", "bound_ulps", "bound", "kind"}}
-    for k, v in extra.items():
-        parts.append(f"{k} = {_val(v)}")
-    return "worst element " + ", ".join(parts)
+        errs.append(f"error {_num(err)} ULP" + (f" > bound {_num(bound)} ULP" if bound is not None else ""))
+    ab = _abs_error(worst)
+    if ab is not None:
+        errs.append(f"absolute error {ab}")
+    return f"{head}: " + ", ".join(parts) + (f"; {'; '.join(errs)}" if errs else "")
 
 
 def _num(v) -> str:
@@ -64,7 +91,9 @@ def _num(v) -> str:
         f = float(v)
     except (TypeError, ValueError):
         return str(v)
-    return f"{f:.4g}" if abs(f) < 1e6 else f"{f:.6g}"
+    if not math.isfinite(f):
+        return str(f)
+    return f"{f:,.0f}" if abs(f) >= 1e3 and f == int(f) and abs(f) < 1e15 else (f"{f:.4g}" if abs(f) < 1e6 else f"{f:.3g}")
 
 
 def mismatch_line(detail: dict) -> str | None:
@@ -74,23 +103,41 @@ def mismatch_line(detail: dict) -> str | None:
     return f"{detail['mismatches']} of {detail.get('total', '?')} elements out of bound{kind}"
 
 
+def _details(r) -> list[tuple[str | None, dict]]:
+    detail = r.detail if isinstance(r.detail, dict) else {}
+    if "worst" in detail or "mismatches" in detail:
+        return [(None, detail)]
+    return [(k, v) for k, v in detail.items() if isinstance(v, dict)]
+
+
 def failure_lines(r) -> list[str]:
-    """Case id and verdict, why, the worst element, the mismatch count, and the re-run command."""
+    """Case id and verdict; why (for an out-of-bound failure: the mismatch count and the call, then
+    the worst element once); the adapter's full exception text; notes; the re-run command."""
     head = f"{r.verdict.upper()} {r.case_id}"
     if r.original_verdict:
         head += f" (was {r.original_verdict}; baseline: {r.baseline})"
-    lines = [head, f"  why: {r.reason}"]
-    detail = r.detail if isinstance(r.detail, dict) else {}
-    details = [detail] if "worst" in detail or "mismatches" in detail else [v for v in detail.values() if isinstance(v, dict)]
-    for d in details:
-        w = worst_line(d)
-        if w:
-            lines.append(f"  {w}")
-        m = mismatch_line(d)
-        if m:
-            lines.append(f"  {m}")
-    shape = "x".join(str(s) for s in r.shape) if r.shape else "scalar"
-    lines.append(f"  [{r.op} {r.standard}-{r.version} {r.dtype} shape {shape}]")
+    lines = [head]
+    details = _details(r)
+    out_of_bound = str(getattr(r, "cause", "") or "") == "out-of-bound" and any(d.get("worst") for _, d in details)
+    if out_of_bound:
+        for name, d in details:
+            if d.get("ok", True) and "mismatches" in d and not d.get("mismatches"):
+                continue
+            context = f" [{d['context']}]" if d.get("context") else ""
+            where = "".join(f" [{w}]" for w, on in (("in-place", r.in_place), ("strided", r.strided)) if on)
+            lines.append(f"  why: {(name + ': ') if name else ''}{mismatch_line(d) or 'out of bound'}{context}{where}")
+            w = worst_line(d)
+            if w:
+                lines.append(f"  {w}")
+    else:
+        lines.append(f"  why: {r.reason}")
+    if not out_of_bound:
+        shape = "x".join(str(s) for s in r.shape) if r.shape else "scalar"
+        lines.append(f"  [{r.op} {r.standard}-{r.version} {r.dtype} shape {shape}]")
+    exc = getattr(r, "exception", None)
+    if exc:
+        lines.append("  exception (full text):")
+        lines.extend(f"    {line}" for line in str(exc).splitlines())
     for n in r.notes[:3]:
         lines.append(f"  note: {n}")
     lines.append(f"  re-run: {r.rerun}")
@@ -99,6 +146,30 @@ def failure_lines(r) -> list[str]:
 
 def failing(run) -> list:
     return [r for r in run.results if r.verdict in (FAIL, ERROR)]
+
+
+def group_key(r) -> tuple[str, str, str, str]:
+    """What failures that probably share a cause have in common: op, dtype (or must-reject), the
+    verdict's cause with the comparison's kind of mismatch, and the case's design tag (region)."""
+    kinds = sorted({d.get("kind") for _, d in _details(r) if d.get("kind")})
+    cause = str(getattr(r, "cause", "") or r.verdict) + (f" ({', '.join(kinds)})" if kinds else "")
+    dtype = "must-reject" if r.kind == "negative" else r.dtype
+    tag = r.tags[0] if r.tags else ""
+    return (r.op, dtype, cause, tag)
+
+
+def failure_groups(results) -> list[tuple[tuple[str, str, str, str], list]]:
+    """Failures grouped by :func:`group_key`, largest group first (then by op, dtype)."""
+    groups: dict[tuple, list] = {}
+    for r in results:
+        groups.setdefault(group_key(r), []).append(r)
+    return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+
+
+def group_title(key, members) -> str:
+    op, dtype, cause, tag = key
+    n = len(members)
+    return f"{n} case{'s' if n != 1 else ''}: {op} {dtype}, {cause}" + (f", {tag} cases" if tag else "")
 
 
 def unsupported_groups(run) -> "OrderedDict[tuple, tuple[int, str]]":
@@ -112,15 +183,8 @@ def unsupported_groups(run) -> "OrderedDict[tuple, tuple[int, str]]":
     return out
 
 
-def shorten(text: str, width: int) -> str:
-    """``text`` on one line, at most ``width`` characters; when it must be cut, the cut is at a word
-    or field boundary (never inside a number or hex value) and ends with "…"."""
-    text = " ".join(str(text).split())
-    if len(text) <= width:
-        return text
-    head = text[:width - 1]
-    cut = max(head.rfind(" "), head.rfind(","), head.rfind(";"))
-    if cut > 0:  # a single token longer than width is the only thing ever cut inside
-        head = head[:cut]
-    head = head.rstrip(" ,;:([{=")
-    return head + "…"
+def profile_sections(run) -> tuple[dict, dict]:
+    """(the whole run's behaviour profile, {(op, dtype): profile})."""
+    from specgen.runner.profile import run_profile
+
+    return run_profile(run.results)

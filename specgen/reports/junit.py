@@ -4,7 +4,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from specgen.reports.common import failure_lines
-from specgen.runner.core import ERROR, FAIL, UNSUPPORTED, XFAIL, XPASS
+from specgen.runner.verdicts import ERROR, FAIL, UNSUPPORTED, XFAIL, XPASS
 
 
 def render(run) -> str:
@@ -22,10 +22,10 @@ def render(run) -> str:
         per[key]["tests"] += 1
         text = "\n".join(failure_lines(r))
         if r.verdict == FAIL:
-            ET.SubElement(tc, "failure", message=r.reason[:500], type="fail").text = text
+            ET.SubElement(tc, "failure", message=r.reason[:500], type=str(r.cause or "fail")).text = text
             per[key]["failures"] += 1
         elif r.verdict == ERROR:
-            ET.SubElement(tc, "error", message=r.reason[:500], type="error").text = text
+            ET.SubElement(tc, "error", message=r.reason[:500], type=str(r.cause or "error")).text = text
             per[key]["errors"] += 1
         elif r.verdict == UNSUPPORTED:
             ET.SubElement(tc, "skipped", message=f"unsupported: {r.reason}"[:500])

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import html
 
-from specgen.reports.common import COLUMNS, failing, failure_lines, shorten, summary_rows, unsupported_groups
+from specgen.reports.common import (COLUMNS, failing, failure_groups, failure_lines, group_title, shorten, summary_rows,
+                                    unsupported_groups)
 
 GITHUB_COMMENT_MAX = 65536
 LIMIT = 60000  # stay clearly under GITHUB_COMMENT_MAX
@@ -87,20 +88,30 @@ def _render(run, max_details: int, id_cap: int | None, title: str | None, capped
         out.append("Not claimed at all (unsupported): " + ", ".join(f"{op} {std} ({n} cases)" for (op, std), n in out_of_scope.items()) + ".")
 
     fails = failing(run)
+    groups = failure_groups(fails)
     out.append("")
-    out.append(f"### Failures ({len(fails)})")
+    out.append(f"### Failures ({len(fails)}{f' in {len(groups)} groups' if fails else ''})")
     out.append("")
     if not fails:
         out.append("None.")
-    for r in fails[:max_details]:
+    else:
+        out.append("Grouped by op, dtype, cause and region; one example each:")
+        out.append("")
+    for key, members in groups[:max_details]:
+        r = members[0]
         lines = failure_lines(r)
-        out.append(f"<details><summary><code>{html.escape(lines[0], quote=False)}</code>: {_summary_text(r.reason, 160)}</summary>")
+        out.append(f"<details><summary><b>{html.escape(group_title(key, members), quote=False)}</b>, e.g. "
+                   f"<code>{html.escape(lines[0], quote=False)}</code>: {_summary_text(r.reason, 160)}</summary>")
         out.append("")
         out.append("```")
         out.extend(line.strip() for line in lines[1:])
         out.append("```")
+        others = [m.case_id for m in members[1:]]
+        if others:
+            out.append("")
+            out.append("Also: " + _ids(others, id_cap if id_cap is not None else len(others)))
         out.append("</details>")
-    rest = fails[max_details:]
+    rest = [r for key, members in groups[max_details:] for r in members]
     if rest:
         out.append("")
         why = " (details capped to fit a pull-request comment)" if capped else ""
@@ -160,9 +171,30 @@ def _render(run, max_details: int, id_cap: int | None, title: str | None, capped
             if not in_scope(g):
                 continue
             p = probes.get(g)
-            short, _, backend = why.partition("; the adapter says: ")
-            said = f"probe: {p.outcome}: {p.message}" if p else backend
+            first = next(r for r in run.results if r.verdict == "unsupported" and r.group == g)
+            short = why[:-len(f"; the adapter says: {first.explanation}")] if first.explanation else why
+            said = f"probe: {p.outcome}: {p.message}" if p else (first.explanation or "")
             out.append(f"| {g[0]} | {g[1]} | {g[2]} | {n} | {_esc(short)} | {_esc(shorten(said, 180))} |")
+    from specgen.reports.terminal import profile_line
+    from specgen.runner.profile import run_profile
+
+    whole, per = run_profile(run.results)
+    if whole:
+        out.append("")
+        out.append("### Behaviour where a spec may leave a choice")
+        out.append("")
+        out.append(f"Mode: `{run.profile_mode}` (`--profile strict` fails any deviation from the spec's recommended "
+                   "outcome). Outcomes counted over the elements of every case that ran.")
+        out.append("")
+        out.append("| op | dtype | behaviour |")
+        out.append("|---|---|---|")
+        out.append(f"| (whole run) | | {_esc(profile_line(whole))} |")
+        rows_p = list(per.items())
+        cap = id_cap if id_cap is not None else len(rows_p)
+        for (op, dt), prof in rows_p[:cap]:
+            out.append(f"| {op} | {dt} | {_esc(profile_line(prof))} |")
+        if len(rows_p) > cap:
+            out.append(f"| … | | {len(rows_p) - cap} more: see the JSON report |")
     if run.warnings:
         out.append("")
         for w in run.warnings:

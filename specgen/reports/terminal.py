@@ -1,13 +1,26 @@
-"""The terminal summary: a table per op x standard-version x dtype, then every failure."""
+"""The terminal summary: a table per op x standard-version x dtype, failures grouped by cause,
+xpasses, stale baseline entries, probes, the behaviour profile and the counts line."""
 from __future__ import annotations
 
-from specgen.reports.common import COLUMNS, failing, failure_lines, summary_rows
+from specgen.reports.common import COLUMNS, failing, failure_groups, failure_lines, group_title, summary_rows
 
-MAX_FAILURES = 50  # failures shown in full; the rest are counted (docs/runner.md)
+MAX_FAILURES = 50  # failure groups shown with a full example (docs/runner.md)
+ALSO = 5  # other ids named per group
+
+
+def profile_line(profile: dict) -> str:
+    from specgen.runner.profile import CATEGORIES
+
+    parts = []
+    for cat in CATEGORIES:
+        if cat in profile:
+            outcomes = sorted(profile[cat].items(), key=lambda kv: -kv[1])
+            parts.append(f"{cat.replace('_', ' ')}: " + ", ".join(f"{k} ×{n}" for k, n in outcomes))
+    return "; ".join(parts)
 
 
 def render(run, max_failures: int = MAX_FAILURES, table: bool = True, quiet: bool = False) -> str:
-    """The summary. ``quiet`` (-q): no group table and no probe list (one line counting the probes)."""
+    """The summary. ``quiet`` (-q): no group table, probe list or profile."""
     show_table = table and not quiet
     rows = summary_rows(run)
     head = ("op", "standard", "dtype") + COLUMNS
@@ -21,12 +34,19 @@ def render(run, max_failures: int = MAX_FAILURES, table: bool = True, quiet: boo
             out.append("  ".join("-" * w for w in widths))
     fails = failing(run)
     if fails:
+        groups = failure_groups(fails)
         out.append("")
-        out.append(f"{len(fails)} failure(s):")
-        for r in fails[:max_failures]:
-            out.extend(failure_lines(r))
-        if len(fails) > max_failures:
-            out.append(f"... and {len(fails) - max_failures} more (see --json/--markdown)")
+        out.append(f"{len(fails)} failure(s) in {len(groups)} group(s) (same op, dtype, cause and region):")
+        for key, members in groups[:max_failures]:
+            out.append("")
+            out.append(f"== {group_title(key, members)}")
+            out.extend(failure_lines(members[0]))
+            others = [r.case_id for r in members[1:]]
+            if others:
+                more = f" (+{len(others) - ALSO} more: see --json/--markdown/--html)" if len(others) > ALSO else ""
+                out.append(f"  also: {', '.join(others[:ALSO])}{more}")
+        if len(groups) > max_failures:
+            out.append(f"... and {len(groups) - max_failures} more group(s) (see --json/--markdown/--html)")
     if run.xpasses:
         out.append("")
         out.append(f"{len(run.xpasses)} known failure(s) now pass (xpass{', failing with --strict' if run.strict else ''}):")
@@ -48,9 +68,24 @@ def render(run, max_failures: int = MAX_FAILURES, table: bool = True, quiet: boo
         out.append(f"unclaimed (op, version, dtype) groups probed ({len(works)} work although not claimed):")
         for p in run.probes:
             out.append(f"  {p.op} {p.standard}-{p.version} {p.dtype}: {p.outcome}: {p.message} [{p.case_id}]")
+    if not quiet:
+        from specgen.runner.profile import run_profile
+
+        whole, per = run_profile(run.results)
+        if whole:
+            out.append("")
+            out.append(f"behaviour where a spec may leave a choice{' (--profile strict)' if run.profile_mode == 'strict' else ''}:")
+            out.append(f"  whole run: {profile_line(whole)}")
+            for (op, dtype), prof in per.items():
+                out.append(f"  {op} {dtype}: {profile_line(prof)}")
     for w in run.warnings:
         out.append(f"warning: {w}")
     counts = run.counts()
     out.append("")
-    out.append(", ".join(f"{counts[v]} {v}" for v in COLUMNS) + f" in {run.seconds:.1f} s")
+    line = ", ".join(f"{counts[v]} {v}" for v in COLUMNS) + f" in {run.seconds:.1f} s"
+    if run.interrupted:
+        line += f" (interrupted: {len(run.results)} of {run.selected} cases ran)"
+    if run.stopped_early:
+        line += f" (stopped at the first new failure, -x: {len(run.results)} of {run.selected} cases ran)"
+    out.append(line)
     return "\n".join(out)

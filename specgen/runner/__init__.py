@@ -1,14 +1,11 @@
 """Running vector-corpus cases through an adapter: claims, verdicts, isolation, baseline.
 
 Front ends: ``specgen run`` (specgen.commands.run) and the pytest plugin (specgen.pytest_plugin),
-both over :class:`specgen.runner.core.Runner`.
+both over :class:`specgen.runner.core.Runner`. Modules, one job each: ``verdicts`` (results and
+their typed causes), ``cases`` (corpus, filters), ``call`` (building a call), ``invoke`` (calling
+the adapter), ``isolate`` (the same in a subprocess), ``judge`` (verdicts), ``profile`` (behaviour
+where the spec leaves a choice), ``probe`` (unclaimed groups), ``baseline`` (known failures),
+``core`` (the loop).
 """
-from specgen.runner.core import (ERROR, FAIL, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS, Result, Runner,  # noqa: F401
-                                 RunResult)
-
-# exit codes of `specgen run` (docs/runner.md)
-EXIT_OK = 0
-EXIT_FAILURES = 1
-EXIT_USAGE = 2
-EXIT_ADAPTER = 3
-EXIT_NO_CASES = 4
+from specgen.runner.verdicts import (ERROR, FAIL, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS, Cause,  # noqa: F401
+                                     Result, RunResult)

@@ -2,31 +2,32 @@
 
 Format (YAML)::
 
-    # adapter: onnxruntime        optional; the file is for this adapter only
+    adapter: onnxruntime        # optional; the file is for this adapter only
     known_failures:
-      - case: "hard_sigmoid/onnx-1/float16/*"      # a case-id glob (fnmatch)
+      - case: "hard_sigmoid/onnx-1/float16/*"      # a case-id pattern: * is the only wildcard
         reason: "ORT cannot run float16 opset-1 models (inserted Cast is invalid at opset 1)"
-      - case: "shrink/onnx-9/int32/rank4/breakpoints[bias=0.35,threshold=-0.65]"   # an exact id matches itself
+      - case: "shrink/onnx-9/int32/rank4/breakpoints[bias=0.35,threshold=-0.65]"   # brackets are literal
         reason: "returns NaN for +inf"
 
 Every entry needs a non-empty ``reason``. A failing (fail/error) case matching an entry becomes
 *xfail*; a passing one becomes *xpass* (reported; a failure with ``--strict``). Entries that match
-no case of the run are reported.
+no case of the run are reported. Patterns follow specgen.patterns: ``*`` matches anything, every
+other character (``[``, ``]``, ``?``) is literal, so an id never matches another case by accident.
 """
 from __future__ import annotations
 
-import fnmatch
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from specgen.runner.core import FAILING, PASS, XFAIL, XPASS
+from specgen.patterns import matches
+from specgen.runner.verdicts import FAILING, PASS, XFAIL, XPASS
 
 
 class BaselineError(Exception):
-    """The baseline file is malformed (exit code 2)."""
+    """The baseline file is unreadable or malformed (exit code 2)."""
 
 
 @dataclass
@@ -38,8 +39,21 @@ class Entry:
     failing: int = 0
 
     def match(self, case_id: str) -> bool:
-        # an exact id always matches itself, even with fnmatch metacharacters ([bias=0.35,...])
-        return case_id == self.pattern or fnmatch.fnmatchcase(case_id, self.pattern)
+        return matches(case_id, self.pattern)
+
+
+def read_text(path: str | Path, what: str = "baseline file") -> str:
+    """The file's text as UTF-8 (a BOM is dropped); any problem is one line (BaselineError)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise BaselineError(f"{path}:{line}: the {what} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                            f"{exc.start}); save it as UTF-8") from None
 
 
 @dataclass
@@ -50,21 +64,20 @@ class Baseline:
     unmatched: list[Entry] = field(default_factory=list)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Baseline":
-        p = Path(path)
-        try:
-            text = p.read_text()
-        except OSError as exc:
-            raise BaselineError(f"{path}: cannot read the baseline file: {exc.strerror or exc}") from exc
-        return cls.parse(text, str(path))
+    def load(cls, path: str | Path, placeholders_ok: bool = False) -> "Baseline":
+        return cls.parse(read_text(path), str(path), placeholders_ok)
 
     @classmethod
-    def parse(cls, text: str, path: str = "<baseline>") -> "Baseline":
+    def parse(cls, text: str, path: str = "<baseline>", placeholders_ok: bool = False) -> "Baseline":
+        """``placeholders_ok``: accept ``TODO`` reasons (when merging a file --write-baseline wrote)."""
         try:
             nodes = yaml.compose(text)
             doc = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise BaselineError(f"{path}: not valid YAML: {exc}") from exc
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else path
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise BaselineError(f"{where}: not valid YAML: {problem}") from None
         if doc is None:
             return cls([], path)
         if not isinstance(doc, dict):
@@ -95,10 +108,10 @@ class Baseline:
             pattern = item.get("case")
             reason = item.get("reason")
             if not isinstance(pattern, str) or not pattern.strip():
-                raise BaselineError(f"{where}: 'case' (a case-id glob) is required")
+                raise BaselineError(f"{where}: 'case' (a case-id pattern) is required")
             if not isinstance(reason, str) or not reason.strip():
                 raise BaselineError(f"{where}: entry {pattern!r} has no reason; every known failure needs one")
-            if reason.strip().upper().startswith("TODO"):
+            if not placeholders_ok and reason.strip().upper().startswith("TODO"):
                 raise BaselineError(f"{where}: entry {pattern!r} has a placeholder reason: "
                                     f"replace the TODO reason with why this failure is known")
             entries.append(Entry(pattern.strip(), " ".join(reason.split()), line))
@@ -132,23 +145,73 @@ class Baseline:
         run.baseline_unmatched = [{"case": e.pattern, "reason": e.reason, "line": e.line} for e in self.unmatched]
 
 
-def from_results(results, adapter: str | None = None) -> str:
-    """A baseline file (text) listing every failing case of a run, for a first gate. A case the run's
-    baseline already explained keeps that reason; every other entry gets ``"TODO: <failure>"``,
-    which loading refuses until a person writes why the failure is known."""
-    from specgen.reports.common import shorten
+HEADER = ["# Known failures (specgen run --baseline). Every entry needs a reason: replace each",
+          "# 'TODO: ...' with why the failure is known (a bug link, a decision); until then this",
+          "# file is refused as a baseline. `case` is a case id or a pattern (* is the only wildcard)."]
 
-    lines = ["# Known failures (specgen run --baseline). Every entry needs a reason: replace each",
-             "# 'TODO: ...' with why the failure is known (a bug link, a decision); until then this",
-             "# file is refused as a baseline."]
+
+def render(entries: list[tuple[str, str]], adapter: str | None) -> str:
+    """A baseline file's text for (pattern, reason) entries, in the order given."""
+    lines = list(HEADER)
     if adapter:
         lines.append(f"adapter: {json.dumps(adapter)}")
-    lines.append("known_failures:")
-    failing = [r for r in results if r.verdict in FAILING or r.verdict == XFAIL]
-    if not failing:
-        lines[-1] = "known_failures: []"
-    for r in failing:
-        reason = r.baseline if r.baseline else f"TODO: {shorten(r.reason, 120)}"
-        lines.append(f"  - case: {json.dumps(r.case_id, ensure_ascii=False)}")  # JSON strings are YAML strings
+    lines.append("known_failures:" if entries else "known_failures: []")
+    for pattern, reason in entries:
+        lines.append(f"  - case: {json.dumps(pattern, ensure_ascii=False)}")  # JSON strings are YAML strings
         lines.append(f"    reason: {json.dumps(reason, ensure_ascii=False)}")
     return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Merge:
+    text: str
+    kept: list[Entry]
+    added: list[str]
+    removed: list[Entry]
+
+    def summary(self, path: str) -> list[str]:
+        n = len(self.kept) + len(self.added)
+        out = [f"wrote {path}: {n} entr{'y' if n == 1 else 'ies'} ({len(self.kept)} kept, {len(self.added)} added "
+               f"with a TODO reason, {len(self.removed)} removed because their cases now pass)"]
+        out += [f"  removed: {e.pattern} ({e.reason})" for e in self.removed]
+        out += [f"  added: {i}" for i in self.added[:20]]
+        if len(self.added) > 20:
+            out.append(f"  ... and {len(self.added) - 20} more added")
+        return out
+
+
+def merge(run, existing: Baseline | None, adapter: str | None = None) -> Merge:
+    """The baseline after this run: ``existing`` entries are kept (globs and reasons as written)
+    unless every case of the run they match passed; entries matching no case of the run (outside
+    its filters) are kept; failing cases no entry covers are added with ``TODO: <failure>``
+    (or the reason the run's own baseline gave them)."""
+    from specgen.text import shorten
+
+    old = existing.entries if existing else []
+    kept: list[Entry] = []
+    removed: list[Entry] = []
+    for e in old:
+        hits = [r for r in run.results if e.match(r.case_id)]
+        if hits and all(r.verdict in (PASS, XPASS) for r in hits):
+            removed.append(e)
+        else:
+            kept.append(e)
+    added: list[tuple[str, str]] = []
+    for r in run.results:
+        if r.verdict in FAILING or r.verdict == XFAIL:
+            if any(e.match(r.case_id) for e in kept):
+                continue
+            added.append((r.case_id, r.baseline if r.baseline else f"TODO: {shorten(r.reason, 120)}"))
+    entries = [(e.pattern, e.reason) for e in kept] + sorted(added)
+    name = (existing.adapter if existing and existing.adapter else None) or adapter
+    return Merge(render(entries, name), kept, [i for i, _ in sorted(added)], removed)
+
+
+def from_results(results, adapter: str | None = None) -> str:
+    """A fresh baseline file (text) listing every failing case of a run: a case the run's baseline
+    explained keeps that reason; every other entry gets ``"TODO: <failure>"``."""
+    from specgen.text import shorten
+
+    entries = [(r.case_id, r.baseline if r.baseline else f"TODO: {shorten(r.reason, 120)}")
+               for r in results if r.verdict in FAILING or r.verdict == XFAIL]
+    return render(entries, adapter)

@@ -7,12 +7,14 @@ worker).
 """
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Protocol, Sequence
 
 import numpy as np
+
+from specgen.patterns import matches
+from specgen.text import did_you_mean
 
 
 class CaseLike(Protocol):  # pragma: no cover - typing only
@@ -110,7 +112,7 @@ class Filters:
     standards: tuple[str, ...] = ()
     versions: tuple[str, ...] = ()
     dtypes: tuple[str, ...] = ()
-    cases: tuple[str, ...] = ()  # case ids or glob patterns (an exact id matches itself, brackets and all)
+    cases: tuple[str, ...] = ()  # case ids or patterns (specgen.patterns: * is the only wildcard, brackets are literal)
     kinds: tuple[str, ...] = ()
 
     def match(self, case) -> bool:
@@ -118,13 +120,13 @@ class Filters:
             return False
         if self.standards and case.standard not in self.standards:
             return False
-        if self.versions and not any(fnmatch.fnmatchcase(str(case.version), v) for v in self.versions):
+        if self.versions and not any(matches(str(case.version), v) for v in self.versions):
             return False
         if self.dtypes and case.dtype not in self.dtypes:
             return False
         if self.kinds and getattr(case, "kind", "positive") not in self.kinds:
             return False
-        if self.cases and not any(case.id == p or fnmatch.fnmatchcase(case.id, p) for p in self.cases):
+        if self.cases and not any(matches(case.id, p) for p in self.cases):
             return False
         return True
 
@@ -144,11 +146,11 @@ def filter_problem(filters: Filters, specs: dict, cases: Iterable | None = None)
 
     bad = [o for o in filters.ops if o not in specs]
     if bad:
-        return f"unknown op(s) {', '.join(bad)}; known: {', '.join(specs)}"
+        return f"unknown op(s) {', '.join(bad)}{did_you_mean(bad[0], specs)}; known: {', '.join(specs)}"
     known_std = sorted({s for spec in specs.values() for s in spec.standards})
     bad = [s for s in filters.standards if s not in known_std]
     if bad:
-        return f"unknown standard(s) {', '.join(bad)}; known: {', '.join(known_std)}"
+        return f"unknown standard(s) {', '.join(bad)}{did_you_mean(bad[0], known_std)}; known: {', '.join(known_std)}"
     ops = [specs[o] for o in (filters.ops or specs)]
     pairs = [(key, std) for spec in ops for key, std in spec.standards.items()
              if not filters.standards or key in filters.standards]
@@ -167,7 +169,7 @@ def filter_problem(filters: Filters, specs: dict, cases: Iterable | None = None)
             versions.setdefault(c.standard, set()).add(str(c.version))
     bad = [d for d in filters.dtypes if d not in DTYPES]
     if bad:
-        return f"unknown dtype(s) {', '.join(bad)}; known: {', '.join(DTYPES)}"
+        return f"unknown dtype(s) {', '.join(bad)}{did_you_mean(bad[0], DTYPES)}; known: {', '.join(DTYPES)}"
     if cases is not None:
         scope = Filters(ops=filters.ops, standards=filters.standards, versions=filters.versions)
         dtypes.update(c.dtype for c in selected if scope.match(c))
@@ -177,7 +179,7 @@ def filter_problem(filters: Filters, specs: dict, cases: Iterable | None = None)
                     f"{' version ' + ','.join(filters.versions) if filters.versions else ''}; "
                     f"known: {', '.join(d for d in DTYPES if d in dtypes)}")
     every = {v for vs in versions.values() for v in vs}
-    bad = [g for g in filters.versions if not any(fnmatch.fnmatchcase(v, g) for v in every)]
+    bad = [g for g in filters.versions if not any(matches(v, g) for v in every)]
     if bad:
         known = "; ".join(f"{key} {', '.join(sorted(vs, key=_version_order))}" for key, vs in sorted(versions.items()))
         return f"--version {', '.join(bad)} matches no version of {where}; known: {known}"
@@ -190,3 +192,45 @@ def _version_order(v: str):
 
 def select(cases: Iterable, filters: Filters) -> list:
     return [c for c in cases if filters.match(c)]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` (1 <= K <= N) -> (K, N); ValueError with the reason otherwise."""
+    k, sep, n = str(text).partition("/")
+    if not sep or not k.strip().isdigit() or not n.strip().isdigit():
+        raise ValueError(f"--shard {text!r}: expected K/N, e.g. 2/4")
+    k_, n_ = int(k), int(n)
+    if not 1 <= k_ <= n_:
+        raise ValueError(f"--shard {text!r}: K must be between 1 and N")
+    return k_, n_
+
+
+def shard(cases: list, k: int, n: int) -> list:
+    """The K-th of N disjoint shards (1-based): every N-th case in id order, so the N shards of a CI
+    matrix together run each selected case exactly once and have sizes within one of each other."""
+    ordered = sorted(cases, key=lambda c: c.id)
+    return [c for i, c in enumerate(ordered) if i % n == k - 1]
+
+
+def data_problem(cases: Iterable) -> str | None:
+    """A cheap check before the run that every case's data is where the manifest says (the file
+    exists and is long enough); sha256 is verified when each case is loaded. One line naming the
+    file, or None."""
+    sizes: dict[Path, int | None] = {}
+    for c in cases:
+        root, name, nbytes = getattr(c, "root", None), getattr(c, "file", None), getattr(c, "nbytes", 0)
+        if root is None or not name or not nbytes:
+            continue
+        path = Path(root) / name
+        if path not in sizes:
+            try:
+                sizes[path] = path.stat().st_size
+            except OSError:
+                sizes[path] = None
+        size = sizes[path]
+        if size is None:
+            return f"corpus data file {path} is missing (case {c.id}); regenerate with `specgen generate`"
+        if size < c.offset + nbytes:
+            return (f"corpus data file {path} is truncated: {size} bytes, case {c.id} needs bytes up to "
+                    f"{c.offset + nbytes}; regenerate with `specgen generate`")
+    return None

@@ -13,7 +13,8 @@ from dataclasses import asdict
 
 import numpy as np
 
-from specgen.runner.core import Outcome, build_call, invoke
+from specgen.runner.call import build_call
+from specgen.runner.invoke import DIED, TIMEOUT, Outcome, invoke
 
 _CASE_FIELDS = ("id", "op", "standard", "version", "dtype", "kind", "violations", "shapes", "dtypes", "strides",
                 "in_place", "attributes", "attributes_given", "tolerance", "tags")
@@ -34,13 +35,16 @@ def _snapshot(case, data) -> dict:
 
 
 def _worker_main(conn, name: str, value: str) -> None:  # runs in the child
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it kills the worker)
     from specgen.adapters.registry import AdapterLoadError, load_object
     from specgen.runner.cases import MemoryCase
     from specgen.spec.loader import load_all
 
     try:
-        loaded = load_object(name, value)
         specs = load_all()
+        loaded = load_object(name, value, specs=specs)  # parsed once in the worker too
     except AdapterLoadError as exc:
         conn.send(("load-error", str(exc)))
         return
@@ -78,7 +82,7 @@ class Worker:
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(target=_worker_main, args=(child, self.name, self.value), daemon=True,
                                  name=f"specgen-worker-{self.name}")
-        proc.start()
+        self._spawn(proc)
         child.close()
         self._proc, self._conn = proc, parent
         # loading can be slow (importing a backend); allow more than one case's timeout
@@ -96,6 +100,23 @@ class Worker:
             return text
         return None
 
+    @staticmethod
+    def _spawn(proc) -> None:
+        """Start the worker with SIGINT ignored from its first instruction (an ignored signal stays
+        ignored across exec, and Python then installs no KeyboardInterrupt handler): Ctrl-C reaches
+        the whole process group, and only the parent handles it (it kills the worker)."""
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            proc.start()
+            return
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            proc.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
     def _kill(self) -> None:
         if self._proc is not None:
             if self._proc.is_alive():
@@ -110,16 +131,16 @@ class Worker:
         if self._proc is None or not self._proc.is_alive():
             err = self._start(timeout)
             if err:
-                return Outcome("died", message=f"isolated worker: {err}")
+                return Outcome(DIED, message=f"isolated worker: {err}")
         t0 = time.perf_counter()
         try:
             self._conn.send((_snapshot(case, data), list(in_names), list(out_names), ask_accepts))
         except (OSError, EOFError, BrokenPipeError) as exc:
             self._kill()
-            return Outcome("died", message=f"isolated worker: could not send the case ({exc})")
+            return Outcome(DIED, message=f"isolated worker: could not send the case ({exc})")
         if not self._conn.poll(timeout):
             self._kill()
-            return Outcome("timeout", message=f"timed out after {timeout:g} s (isolated worker killed)",
+            return Outcome(TIMEOUT, message=f"timed out after {timeout:g} s (isolated worker killed)",
                            seconds=time.perf_counter() - t0)
         try:
             kind, payload = self._conn.recv()
@@ -128,7 +149,7 @@ class Worker:
             code = self._proc.exitcode
             self._kill()
             how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-            return Outcome("died", message=f"the adapter killed the worker process ({how})",
+            return Outcome(DIED, message=f"the adapter killed the worker process ({how})",
                            seconds=time.perf_counter() - t0)
         return Outcome(**payload)
 

@@ -137,9 +137,6 @@ class Corpus:
     cases: list[Case]
     manifest: dict
 
-    def by_id(self) -> dict[str, Case]:
-        return {c.id: c for c in self.cases}
-
     def select(self, op: str | None = None, standard: str | None = None, version: str | None = None,
                dtype: str | None = None, kind: str | None = None) -> list[Case]:
         return [c for c in self.cases

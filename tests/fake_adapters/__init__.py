@@ -67,7 +67,8 @@ class Correct(Adapter):
     validates = True
 
     def claims(self):
-        return [Claim(op=op, standard=std, dtypes=FLOATS, in_place=self.in_place, strided=self.strided)
+        return [Claim(op=op, standard=std, dtypes=FLOATS, in_place=self.in_place, strided=self.strided,
+                      rejects=True)
                 for op in self.ops for std in ("onnx", "directml")]
 
     def compute(self, call, x):
@@ -219,7 +220,7 @@ class Float32Only(Correct):
     """Claims float32 only, but float16 works too (the runner's probe should say so)."""
 
     def claims(self):
-        return [Claim(op=op, standard=std, dtypes=("float32",), in_place=True, strided=True)
+        return [Claim(op=op, standard=std, dtypes=("float32",), in_place=True, strided=True, rejects=True)
                 for op in self.ops for std in ("onnx", "directml")]
 
 
@@ -235,7 +236,7 @@ class Version22Only(Correct):
     """Claims ONNX HardSigmoid-22 only, though the same kernel serves opset 6 (a probe should say so)."""
 
     def claims(self):
-        return [Claim(op="hard_sigmoid", standard="onnx", versions=("22",), dtypes=FLOATS)]
+        return [Claim(op="hard_sigmoid", standard="onnx", versions=("22",), dtypes=FLOATS, rejects=True)]
 
 
 class Segfaulting(Correct):
@@ -274,7 +275,7 @@ class HardSigmoidSixth(Correct):
     def claims(self):
         from specgen.adapters.base import Values
 
-        return [Claim(op="hard_sigmoid", standard="*", dtypes=FLOATS,
+        return [Claim(op="hard_sigmoid", standard="*", dtypes=FLOATS, rejects=True,
                       attributes={"alpha": Values(1 / 6), "beta": Values(0.5)})]
 
 
@@ -322,3 +323,96 @@ class NeedsMissingBackend(Correct):
 
 
 NOT_A_CLASS = 42
+
+
+# -- issue 13: adapters a first-time author writes, each with one surprise ---------------------
+
+
+class ClaimsMisspeltOp(Correct):
+    def claims(self):
+        return [Claim(op="softsgn", standard="onnx")]
+
+
+class ClaimsUnknownVersion(Correct):
+    def claims(self):
+        return [Claim(op="softsign", standard="onnx", versions=("23",))]
+
+
+class ClaimsUnlistedDtype(Correct):
+    def claims(self):
+        return [Claim(op="softsign", standard="onnx", versions=("1",), dtypes=("bfloat16",))]
+
+
+class SoftsignOnly(Correct):
+    """Claims Softsign only: a run of HardSigmoid cases tests nothing."""
+
+    def claims(self):
+        return [Claim(op="softsign", standard="*", dtypes=FLOATS)]
+
+
+class DefaultClaim(Correct):
+    """Claims without saying rejects=...: must-reject cases must then be unsupported, not run."""
+
+    validates = False
+
+    def accepts(self, call):
+        return None
+
+    def claims(self):
+        return [Claim(op="hard_sigmoid", standard=std, dtypes=FLOATS, in_place=True, strided=True)
+                for std in ("onnx", "directml")]
+
+
+class WritesIntoOut(Correct):
+    """No validation and no accepts(): writes into call.out, so a mis-sized output buffer makes numpy
+    raise ValueError (could not broadcast): a crash, not the backend refusing the call."""
+
+    validates = False
+
+    def accepts(self, call):
+        return None
+
+    def run(self, call):
+        call.out["y"][...] = self.compute(call, np.asarray(call.x))
+
+
+class DeclaresRejection(WritesIntoOut):
+    """The same, but declares ValueError as its backend's validation error."""
+
+    rejection_errors = (ValueError,)
+
+
+class ReturnsNothing(Correct):
+    """Returns None without writing call.out (a forgotten copy-out)."""
+
+    def run(self, call):
+        self.compute(call, np.asarray(call.x))
+        return None
+
+
+class InterruptedAtThird(Correct):
+    """Ctrl-C arrives while the third case runs."""
+
+    count = 0
+
+    def run(self, call):
+        type(self).count += 1
+        if type(self).count == 3:
+            raise KeyboardInterrupt
+        return super().run(call)
+
+
+class Slow(Correct):
+    """Half a second per case (for interrupting a real process)."""
+
+    def run(self, call):
+        time.sleep(0.5)
+        return super().run(call)
+
+
+class MultiLineError(Correct):
+    """Raises with the real reason on the second line (as OpenVINO's errors do)."""
+
+    def run(self, call):
+        raise RuntimeError("Exception from src/inference/src/core.cpp:112:\n"
+                           "[ GENERAL_ERROR ] the real reason: kernel for HardSigmoid f16 not registered")

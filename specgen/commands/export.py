@@ -1,0 +1,59 @@
+"""``specgen export --format onnx|npz --out DIR [filters]``: the corpus for other harnesses."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from specgen.exitcodes import Exit
+
+
+@click.command("export")
+@click.option("--format", "fmt", type=click.Choice(["onnx", "npz"]), required=True,
+              help="onnx: ONNX backend-test layout (needs the onnx package); npz: one .npz per case + manifest.json.")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory to write.")
+@click.option("--op", multiple=True, help="Operator id(s); repeat or comma-separate.")
+@click.option("--standard", multiple=True, help="Standard key(s).")
+@click.option("--version", "versions", multiple=True, help="Version(s) (* wildcard allowed).")
+@click.option("--dtype", multiple=True, help="Tensor dtype(s).")
+@click.option("--case", "case_globs", multiple=True, help="Case id(s) or pattern(s) (* is the only wildcard).")
+@click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
+def export(fmt, out, op, standard, versions, dtype, case_globs, corpus):
+    """Write the corpus for harnesses that do not run Python (what each format loses: docs/vectors.md)."""
+    import importlib
+
+    from specgen.commands.run import _split
+    from specgen.exports import LOST
+    from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
+    from specgen.spec.loader import load_all
+
+    def fail(msg, code):
+        click.echo(f"export: {msg}", err=True)
+        raise SystemExit(int(code))
+
+    specs = load_all()
+    filters = Filters(ops=_split(op), standards=_split(standard), versions=_split(versions), dtypes=_split(dtype),
+                      cases=tuple(case_globs))
+    problem = filter_problem(filters, specs)
+    if problem:
+        fail(problem, Exit.USAGE)
+    try:
+        cases = select(load_cases(corpus), filters)
+    except CorpusError as exc:
+        fail(str(exc), Exit.USAGE)
+    if not cases:
+        fail(f"no case matches ({filters.describe()})", Exit.NOTHING)
+    if fmt == "onnx":
+        try:
+            import onnx  # noqa: F401
+        except ImportError:
+            fail("--format onnx needs the onnx package: pip install 'specgen[onnx]'", Exit.USAGE)
+    module = importlib.import_module({"onnx": "specgen.exports.onnx_backend", "npz": "specgen.exports.npz"}[fmt])
+    try:
+        stats = module.export(cases, specs, Path(out))
+    except OSError as exc:
+        fail(f"cannot write {out}: {exc.strerror or exc}", Exit.USAGE)
+    click.echo(f"export: wrote {stats['written']} case(s) to {out} ({fmt})")
+    for why, n in sorted(stats["skipped"].items()):
+        click.echo(f"  skipped {n}: {why}")
+    click.echo(f"  not carried: {LOST[fmt]}")

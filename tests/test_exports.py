@@ -1,0 +1,87 @@
+"""Interop exports (issue 13): the corpus in ONNX's backend-test layout, loaded by ONNX's own loader
+and run through onnxruntime, and as npz + manifest for C/C++ harnesses."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from specgen.cli import main
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+SUBSET = ["--op", "softsign,hard_sigmoid", "--version", "22", "--dtype", "float32,float16"]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("export")
+    res = CliRunner().invoke(main, ["export", "--format", "onnx", "--out", str(out / "onnx"), *SUBSET])
+    assert res.exit_code == 0, res.output
+    res2 = CliRunner().invoke(main, ["export", "--format", "npz", "--out", str(out / "npz"), *SUBSET])
+    assert res2.exit_code == 0, res2.output
+    return out, res.output
+
+
+def test_onnx_export_loads_with_onnx_loader_and_runs_through_onnxruntime(exported):
+    from onnx import numpy_helper
+    from onnx.backend.test.loader import load_model_tests
+
+    out, text = exported
+    assert "not carried: The per-element error bound" in text
+    tests = load_model_tests(str(out / "onnx"), kind="specgen")
+    ids = CliRunner().invoke(main, ["cases", *SUBSET, "--kind", "positive"]).output.split()
+    assert len(tests) == len(ids) > 50
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    loose = []
+    for t in tests:
+        d = Path(t.model_dir)
+        model = onnx.load(str(d / "model.onnx"))
+        onnx.checker.check_model(model)
+        x = numpy_helper.to_array(onnx.load_tensor(str(d / "test_data_set_0" / "input_0.pb")))
+        y = numpy_helper.to_array(onnx.load_tensor(str(d / "test_data_set_0" / "output_0.pb")))
+        sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+        assert got.shape == y.shape and got.dtype == y.dtype
+        ok = np.isclose(got.astype(np.float64), y.astype(np.float64), rtol=t.rtol, atol=t.atol, equal_nan=True)
+        if not ok.all():
+            loose.append(json.loads((d / "data.json").read_text())["specgen_case"])
+    # What rtol/atol cannot carry (docs/vectors.md): outcomes the spec accepts besides the golden one
+    # (Softsign(±inf) = NaN) and the error model's per-element bound. specgen itself passes those cases.
+    assert len(loose) < len(tests) / 2
+    res = CliRunner().invoke(main, ["run", "--adapter", "onnxruntime", "-q", "--no-probe",
+                                    *sum((["--case", i] for i in loose), [])])
+    assert res.exit_code == 0, res.output[-3000:]
+
+
+def test_npz_export_has_every_case_and_its_manifest_record(exported):
+    out, _ = exported
+    manifest = json.loads((out / "npz" / "manifest.json").read_text())
+    ids = CliRunner().invoke(main, ["cases", *SUBSET]).output.split()
+    assert [c["id"] for c in manifest["cases"]] == ids
+    from specgen.runner.cases import Filters, load_cases, select
+
+    by_id = {c.id: c for c in select(load_cases(), Filters(cases=tuple(ids)))}
+    for rec in manifest["cases"][:40]:
+        with np.load(out / "npz" / rec["npz"]) as z:
+            data = by_id[rec["id"]].load()
+            assert sorted(z.files) == sorted(data) == rec["arrays"]
+            for k in z.files:
+                assert np.array_equal(z[k], data[k], equal_nan=True) and list(z[k].shape) == rec["shapes"][k]
+        assert rec["tolerance"] and "strides" in rec and "attributes" in rec
+    assert "lost" in manifest
+
+
+def test_npz_stores_bfloat16_as_bits(tmp_path):
+    res = CliRunner().invoke(main, ["export", "--format", "npz", "--out", str(tmp_path), "--op", "softsign",
+                                    "--dtype", "bfloat16", "--case", "*rank1*"])
+    assert res.exit_code == 0, res.output
+    rec = json.loads((tmp_path / "manifest.json").read_text())["cases"][0]
+    assert rec["stored_as"] == {"x": "uint16 bits of bfloat16", "y": "uint16 bits of bfloat16"}
+    with np.load(tmp_path / rec["npz"]) as z:
+        assert z["x"].dtype == np.uint16
