@@ -10,10 +10,7 @@ from specgen.runner.cases import Filters, load_cases, select
 from specgen.runner.core import ERROR, FAIL, PASS, UNSUPPORTED, Runner
 from specgen.spec.loader import load_all
 
-try:
-    from specgen.numerics.compare import compare as COMPARE
-except ImportError:  # pragma: no cover - until the error model lands
-    from fake_adapters.stub_compare import compare as COMPARE
+from specgen.numerics.compare import compare as COMPARE
 
 SPECS = load_all()
 CASES = load_cases()

@@ -11,10 +11,7 @@ from specgen.runner.baseline import Baseline, BaselineError, from_results
 from specgen.runner.core import FAIL, PASS, Runner, XFAIL, XPASS
 from specgen.spec.loader import load_all
 
-try:
-    from specgen.numerics.compare import compare as COMPARE
-except ImportError:  # pragma: no cover
-    from fake_adapters.stub_compare import compare as COMPARE
+from specgen.numerics.compare import compare as COMPARE
 
 SPECS = load_all()
 

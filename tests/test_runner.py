@@ -11,10 +11,7 @@ from specgen.spec.loader import load_all
 
 SPECS = load_all()
 
-try:  # the error model (specgen.numerics) is a colleague's module; the stub stands in until it lands
-    from specgen.numerics.compare import compare as COMPARE
-except ImportError:  # pragma: no cover
-    from fake_adapters.stub_compare import compare as COMPARE
+from specgen.numerics.compare import compare as COMPARE
 
 
 def runner_for(cls, **kw) -> Runner:

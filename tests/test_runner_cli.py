@@ -11,14 +11,6 @@ from fake_adapters.cases import standard_set, write_corpus
 from specgen.cli import main
 
 
-@pytest.fixture(autouse=True)
-def _compare(monkeypatch):
-    try:
-        import specgen.numerics.compare  # noqa: F401
-    except ImportError:  # pragma: no cover - until the error model lands
-        from fake_adapters import stub_compare
-
-        monkeypatch.setattr("specgen.runner.core._default_compare", lambda: stub_compare.compare)
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,7 @@ from specgen.adapters.registry import load_object
 from specgen.runner.core import ERROR, PASS, Runner
 from specgen.spec.loader import load_all
 
-try:
-    from specgen.numerics.compare import compare as COMPARE
-except ImportError:  # pragma: no cover
-    from fake_adapters.stub_compare import compare as COMPARE
+from specgen.numerics.compare import compare as COMPARE
 
 SPECS = load_all()
 
