@@ -8,6 +8,7 @@ import os
 from fractions import Fraction
 
 import ml_dtypes
+import mpmath
 import numpy as np
 import pytest
 
@@ -31,7 +32,20 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml") -> Fraction
         return x - b if x > t else (x + b if x < -t else Fraction(0))
     if op == "softsign":
         return x / (1 + abs(x))
+    if op in TRANSCENDENTAL:  # an independent oracle: mpmath at 2600 bits (float64 subnormals need
+        with mpmath.workprec(2600):  # ~2150 to see expm1(x) - x), as a rational
+            v = TRANSCENDENTAL[op](mpmath.mpf(x.numerator) / x.denominator, {k: mpmath.mpf(v) for k, v in a.items()})
+            if v == 0:
+                return Fraction(0)
+            sign, man, exp, _ = mpmath.mpf(v)._mpf_
+            return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
     raise KeyError(op)
+
+
+TRANSCENDENTAL = {
+    "elu": lambda x, a: x if x >= 0 else a["alpha"] * mpmath.expm1(x),
+    "softplus": lambda x, a: mpmath.log1p(mpmath.exp(a["steepness"] * x)) / a["steepness"],
+}
 
 
 def correctly_rounded(q: Fraction, stored, dtype: str) -> bool:

@@ -303,6 +303,42 @@ def _accept_float_ld(iv: _Iv, dtype: str):
     return np.asarray(r_lo, dtype=np.float64), ok
 
 
+def _is_one(node) -> bool:
+    return isinstance(node, n.Num) and node.exact == 1
+
+
+def rewrite(node):
+    """The formula with exact identities that avoid cancellation for the enclosures:
+    exp(u) - 1 -> expm1(u), 1 - exp(u) -> -expm1(u), log(1 + u) and log(u + 1) -> log1p(u).
+    They are identities of real numbers, so the golden (exact, once-rounded) value is the same;
+    without them exp(x) - 1 at tiny x has an absolute enclosure far wider than the result."""
+    if isinstance(node, n.Binary):
+        left, right = rewrite(node.left), rewrite(node.right)
+        if node.op == "-" and isinstance(left, n.Call) and left.func == "exp" and _is_one(right):
+            return n.Call("expm1", left.args, node.pos)
+        if node.op == "-" and _is_one(left) and isinstance(right, n.Call) and right.func == "exp":
+            return n.Unary("-", n.Call("expm1", right.args, node.pos), node.pos)
+        return n.Binary(node.op, left, right, node.pos)
+    if isinstance(node, n.Call):
+        args = tuple(rewrite(a) for a in node.args)
+        if node.func == "log" and isinstance(args[0], n.Binary) and args[0].op == "+":
+            a = args[0]
+            if _is_one(a.left):
+                return n.Call("log1p", (a.right,), node.pos)
+            if _is_one(a.right):
+                return n.Call("log1p", (a.left,), node.pos)
+        return n.Call(node.func, args, node.pos)
+    if isinstance(node, n.Unary):
+        return n.Unary(node.op, rewrite(node.operand), node.pos)
+    if isinstance(node, n.Compare):
+        return n.Compare(node.op, rewrite(node.left), rewrite(node.right), node.pos)
+    if isinstance(node, n.Logical):
+        return n.Logical(node.op, tuple(rewrite(o) for o in node.operands), node.pos)
+    if isinstance(node, n.Not):
+        return n.Not(rewrite(node.operand), node.pos)
+    return node
+
+
 def enclosable(node, ftype=np.float64) -> bool:
     """Whether the midpoint-radius evaluation in ``ftype`` covers every function of the formula."""
     for x in n.walk(node):
@@ -429,19 +465,20 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     done = np.zeros(size, dtype=bool)
     proven = 0
     rational = is_rational(node)
-    transcendental = not rational and out_kind.is_float and enclosable(node)
+    transcendental = not rational and out_kind.is_float and enclosable(rewrite(node))
     if transcendental:
         try:
             ziv.check_literals(node)
         except ziv.Undecided as exc:
             raise _formula_error(spec, node, str(exc)) from None
     out_float = np.zeros(size, dtype=out_kind.numpy) if out_kind.is_float else None
+    enode = rewrite(node) if transcendental else node  # what the enclosures evaluate
     if rational or transcendental:
         zeros = np.zeros(size)
         env = {k: _Iv(np.where(finite, v, 0.0), zeros, big) for k, v in env64.items()}
         env.update({k: _Iv(np.full(size, v), zeros, np.zeros(size, dtype=bool)) for k, v in attrs64.items()})
         with np.errstate(all="ignore"):
-            iv = _Interval(env, size).eval(node)
+            iv = _Interval(env, size).eval(enode)
         if out_kind.is_float:
             r, ok = _accept_float(iv, out_dtype)
             ok &= finite
@@ -456,13 +493,13 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
 
     if transcendental:  # second pass in long double on what float64 left undecided, then Ziv in mpmath
         todo = np.flatnonzero(~done & finite)
-        if len(todo) and libm.LONGDOUBLE_OK and enclosable(node, np.longdouble):
+        if len(todo) and libm.LONGDOUBLE_OK and enclosable(enode, np.longdouble):
             m = len(todo)
             zl = np.zeros(m, dtype=np.longdouble)
             env = {k: _Iv(v[todo].astype(np.longdouble), zl, big[todo]) for k, v in env64.items()}
             env.update({k: _Iv(np.full(m, v, dtype=np.longdouble), zl, np.zeros(m, dtype=bool)) for k, v in attrs64.items()})
             with np.errstate(all="ignore"):
-                iv_ld = _Interval(env, m, np.longdouble).eval(node)
+                iv_ld = _Interval(env, m, np.longdouble).eval(enode)
             r_ld, ok_ld = _accept_float_ld(iv_ld, out_dtype)
             idx = todo[ok_ld]
             out_float[idx] = round_float64(r_ld[ok_ld], out_dtype)
@@ -473,7 +510,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
         ieee_t = None
         for i in todo:
             try:
-                val, exact_zero = ziv.decide(node, {**{k: env64[k][i] for k in names}, **attrs64}, out_dtype)
+                val, exact_zero = ziv.decide(enode, {**{k: env64[k][i] for k in names}, **attrs64}, out_dtype)
             except ziv.Undecided as exc:
                 point = ", ".join(f"{k} = {env64[k][i]!r}" for k in names)
                 raise _formula_error(spec, node, f"at {point}: {exc}") from None
