@@ -33,7 +33,7 @@ from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
 from specgen.numerics import libm
 from specgen.numerics.eft import two_prod_err, two_sum_err
-from specgen.generate import ziv
+from specgen.numerics import ziv
 from specgen.generate.floats import int_range, round_float64, round_float64_int, round_fraction
 
 _INFLATE = 1.0 + 2.0 ** -49  # covers the rounding of the bound's own arithmetic
