@@ -512,7 +512,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             try:
                 val, exact_zero = ziv.decide(enode, {**{k: env64[k][i] for k in names}, **attrs64}, out_dtype)
             except ziv.Undecided as exc:
-                point = ", ".join(f"{k} = {env64[k][i]!r}" for k in names)
+                point = ", ".join(f"{k} = {float(env64[k][i])!r}" for k in names)
                 raise _formula_error(spec, node, f"at {point}: {exc}") from None
             if exact_zero:
                 if ieee_t is None:

@@ -233,6 +233,8 @@ class _Eval:
             if f == "exp":
                 v = libmp.mpf_exp(x, p, "n")
             else:  # exp(x) - 1 with enough bits for the cancellation near 0
+                if x[2] + x[3] < -(p + 16):  # |x| < 2^-(p+16): expm1(x) = x (1 + x/2 + ...)
+                    return self._tiny_ratio(x, below_one=False)
                 extra = max(0, -(x[2] + x[3])) if x[1] else 0
                 e = libmp.mpf_exp(x, p + extra + 8, "n")
                 lo = libmp.mpf_sub(self._wide_at(e, False, p + extra + 8), _ONE, p, "f")
@@ -249,23 +251,40 @@ class _Eval:
                 return _min(one, near), _max(one, near)
             v = libmp.mpf_tanh(x, p, "n") if f == "tanh" else libmp.mpf_erf(x, p, "n")
             return self._wide(v, False), self._wide(v, True)
-        if f in ("log", "log1p"):
-            arg = x if f == "log" else libmp.mpf_add(x, _ONE)  # exact
-            if arg == _ONE:
+        if f == "log1p":
+            if x == _ZERO:
                 return _ZERO, _ZERO
-            if arg == _ZERO:
-                return _NINF, _NINF
-            if _lt(arg, _ZERO):
+            if _lt(x, libmp.mpf_neg(_ONE)):
                 return _NAN, _NAN
-            if arg == _INF:
+            if x[2] + x[3] < -(p + 16):  # |x| < 2^-(p+16): log1p(x) = x (1 - x/2 + ...), within 2^-(p+15)
+                return self._tiny_ratio(x, below_one=True)
+            a0 = libmp.mpf_add(x, _ONE, p + 16, "f")  # 1 + x, directed (bounded even for huge x)
+            a1 = libmp.mpf_add(x, _ONE, p + 16, "c")
+            lo = self.point("log", a0)[0]
+            return lo, self.point("log", a1)[1]
+        if f == "log":
+            if x == _ONE:
+                return _ZERO, _ZERO
+            if x == _ZERO:
+                return _NINF, _NINF
+            if _lt(x, _ZERO):
+                return _NAN, _NAN
+            if x == _INF:
                 return _INF, _INF
-            v = libmp.mpf_log(arg, p, "n")
+            v = libmp.mpf_log(x, p, "n")
             return self._wide(v, False), self._wide(v, True)
         if f == "sqrt":
             if _lt(x, _ZERO):
                 return _NAN, _NAN
             return libmp.mpf_sqrt(x, p, "f"), libmp.mpf_sqrt(x, p, "c")
         raise Undecided(f"no multi-precision enclosure for {f}")
+
+    def _tiny_ratio(self, x, below_one: bool):
+        """Enclosure of x * (1 + t) with |t| <= 2^-(p+15): expm1 and log1p at |x| < 2^-(p+16)."""
+        eps = libmp.mpf_shift(libmp.mpf_abs(x), -(self.p + 15))
+        a = libmp.mpf_sub(x, eps, self.p + 8, "f")
+        b = libmp.mpf_add(x, eps, self.p + 8, "c")
+        return a, b
 
     def _wide_at(self, v, up, prec):
         eps = libmp.mpf_shift(libmp.mpf_abs(v), 4 - prec)
@@ -296,6 +315,14 @@ def round_mpf(v, dtype: str) -> float:
     return float(round_fraction(q, dtype))
 
 
+def _fmt(v) -> str:
+    if v in (_INF, _NINF, _ZERO) or _isnan(v) or abs(v[2] + v[3]) < 1000:
+        return libmp.to_str(v, 12)
+    top = v[2] + v[3]
+    mag = f"2^{top}" if abs(top) < 10 ** 12 else f"2^(±2^{abs(top).bit_length()})"
+    return f"{'-' if v[0] else ''}{mag} (about)"
+
+
 def decide(node, values: dict, dtype: str):
     """The golden value of one element: ``values`` maps names to exact floats (inputs) or Python
     floats (attributes). Returns (value, exact_zero): exact_zero when the exact result is 0 (the
@@ -320,7 +347,7 @@ def decide(node, values: dict, dtype: str):
                 r_lo, r_hi = round_mpf(lo, dtype), round_mpf(hi, dtype)
                 if r_lo == r_hi and (r_lo != 0 or math.copysign(1, r_lo) == math.copysign(1, r_hi)):
                     return r_lo, False
-                last = f"enclosure [{libmp.to_str(lo, 12)}, {libmp.to_str(hi, 12)}] straddles a rounding boundary"
+                last = f"enclosure [{_fmt(lo)}, {_fmt(hi)}] straddles a rounding boundary of {dtype}"
             else:
                 last = "NaN at one end of the enclosure"
         prec *= 2
