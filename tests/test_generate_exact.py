@@ -37,7 +37,11 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml") -> Fraction
             v = TRANSCENDENTAL[op](mpmath.mpf(x.numerator) / x.denominator, {k: mpmath.mpf(v) for k, v in a.items()})
             if v == 0:
                 return Fraction(0)
-            sign, man, exp, _ = mpmath.mpf(v)._mpf_
+            sign, man, exp, bc = mpmath.mpf(v)._mpf_
+            if exp + bc > 1100:  # beyond every dtype (rounds to inf): keep the rational small
+                return (-1) ** sign * Fraction(2) ** 1100
+            if exp + bc < -1200:  # below half the smallest subnormal of every dtype: rounds to a zero
+                return (-1) ** sign * Fraction(1, 2 ** 1200)
             return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
     raise KeyError(op)
 
@@ -93,6 +97,8 @@ def test_a_sample_of_the_corpus_is_correctly_rounded():
             if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
                 if not math.isfinite(float(x[i])):
                     continue
+            if case.op == "softplus" and case.attributes["steepness"] == 0:
+                continue  # log(2) / 0: IEEE's +inf, no rational oracle
             q = exact(case.op, _as_fraction(x[i]), case.attributes, case.standard)
             assert correctly_rounded(q, y[i], case.dtype), (case.id, x[i], y[i], float(q))
             checked += 1

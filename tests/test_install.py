@@ -73,7 +73,7 @@ def test_installed_package_imports_from_the_venv_and_finds_bundled_files(install
 
 def test_installed_specgen_lint_passes_outside_the_repository(installed):
     result = _check(_run([installed["bin"] / "specgen", "lint"], cwd=installed["cwd"]))
-    assert result.stdout.splitlines() == ["lint: 4 spec(s) OK (elu, hard_sigmoid, shrink, softsign)"]
+    assert result.stdout.splitlines() == ["lint: 5 spec(s) OK (elu, hard_sigmoid, shrink, softplus, softsign)"]
 
 
 def test_installed_specgen_show_renders_from_bundled_templates(installed):

@@ -61,6 +61,18 @@ class _Iv:
     v: np.ndarray  # float64 value
     e: np.ndarray  # bound on |v - exact|
     bad: np.ndarray  # element cannot be proven here
+    sg: np.ndarray | None = None  # sign of the exact value where known beyond v +- e (exp(x) > 0), else 0
+
+
+def _sgn(a: _Iv) -> np.ndarray:
+    """Known sign of the exact value: from the enclosure, else from the tracked sign."""
+    with np.errstate(all="ignore"):
+        known = np.where(np.abs(a.v) > a.e, np.sign(a.v), 0.0)
+    return known if a.sg is None else np.where(known == 0, a.sg, known)
+
+
+def _track(*ivs) -> bool:
+    return any(a.sg is not None for a in ivs)
 
 
 _INFLATE_LD = 1.0 + 2.0 ** -49
@@ -135,7 +147,8 @@ class _Interval:
             return self.env[node.name]
         if isinstance(node, n.Unary):
             a = self.eval(node.operand)
-            return _Iv(-a.v if node.op == "-" else a.v, a.e, a.bad)
+            sg = None if a.sg is None else (-a.sg if node.op == "-" else a.sg)
+            return _Iv(-a.v if node.op == "-" else a.v, a.e, a.bad, sg)
         if isinstance(node, n.Binary):
             a, b = self.eval(node.left), self.eval(node.right)
             bad = a.bad | b.bad
@@ -144,11 +157,22 @@ class _Interval:
                 s = a.v + bv
                 err = np.abs(two_sum_err(a.v, bv, s))
                 e = (a.e + b.e + err) * self.inflate
-                return _Iv(s, e, bad | ~np.isfinite(s) | ~np.isfinite(err))
+                sg = None
+                if _track(a, b):
+                    sa, sb = _sgn(a), (_sgn(b) if node.op == "+" else -_sgn(b))
+                    sg = np.where(sa == sb, sa, 0.0)
+                return _Iv(s, e, bad | ~np.isfinite(s) | ~np.isfinite(err), sg)
             if node.op == "*":
                 p = a.v * b.v
                 err = np.abs(self.prod_err(a.v, b.v, p))
                 e = (np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + err) * self.inflate
+                if _track(a, b):  # tracked signs: near underflow use the plain rounding bound instead
+                    fi = np.finfo(self.ft)  # of TwoProduct (inexact there): |fl(ab) - ab| <= eps|p| + tiny
+                    tiny = (np.abs(a.v) < self.safe_min) | (np.abs(b.v) < self.safe_min) | (np.abs(p) < self.safe_min)
+                    plain = np.where((a.v == 0) | (b.v == 0), 0.0, np.abs(p) * fi.eps + fi.smallest_subnormal)
+                    e2 = (np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + np.where(tiny, plain, err)) * self.inflate
+                    over = (np.abs(a.v) > self.safe_max) | (np.abs(b.v) > self.safe_max) | (np.abs(p) > self.safe_max)
+                    return _Iv(p, e2, bad | over | ~np.isfinite(p) | ~np.isfinite(e2), _sgn(a) * _sgn(b))
                 return _Iv(p, e, bad | self.risky(a.v, b.v, p) & (p != 0) | ~np.isfinite(p) | ~np.isfinite(e))
             q = a.v / b.v
             den = np.abs(b.v) - b.e
@@ -156,6 +180,14 @@ class _Interval:
             r = np.abs((a.v - p) - self.prod_err(q, b.v, p))  # exact remainder a - q*b (Sterbenz + TwoProduct)
             e = ((a.e + np.abs(q) * b.e) / np.where(den > 0, den, 1.0) + r / np.abs(np.where(b.v == 0, 1.0, b.v))) * self.inflate
             risky = (b.v == 0) | (den <= np.abs(b.v) / 2) | self.risky(q, b.v) | (self.risky(a.v) & (a.v != 0))
+            if _track(a, b):  # tracked signs: near underflow the plain bound |fl(a/b) - a/b| <= eps|q| + tiny
+                fi = np.finfo(self.ft)
+                tiny = (np.abs(a.v) < self.safe_min) | (np.abs(q) < self.safe_min)
+                plain = np.where(a.v == 0, 0.0, np.abs(q) * fi.eps + fi.smallest_subnormal)
+                e = np.where(tiny, ((a.e + np.abs(q) * b.e) / np.where(den > 0, den, 1.0) + plain) * self.inflate, e)
+                risky = (b.v == 0) | (den <= np.abs(b.v) / 2) | (np.abs(q) > self.safe_max) | (np.abs(b.v) > self.safe_max) \
+                    | (np.abs(b.v) < self.safe_min) | ~np.isfinite(q)
+                return _Iv(q, e, bad | risky | ~np.isfinite(e), _sgn(a) * _sgn(b))
             return _Iv(q, e, bad | risky | ~np.isfinite(e))
         if isinstance(node, n.Compare):
             raise TypeError("comparison outside where()")
@@ -203,7 +235,8 @@ class _Interval:
         if f == "where":
             c, cbad = self.decide(args[0])
             a, b = self.eval(args[1]), self.eval(args[2])
-            return _Iv(np.where(c, a.v, b.v), np.where(c, a.e, b.e), cbad | np.where(c, a.bad, b.bad))
+            sg = np.where(c, _sgn(a), _sgn(b)) if _track(a, b) else None
+            return _Iv(np.where(c, a.v, b.v), np.where(c, a.e, b.e), cbad | np.where(c, a.bad, b.bad), sg)
         if f in ("min", "max"):
             out = self.eval(args[0])
             for a in args[1:]:
@@ -222,12 +255,19 @@ class _Interval:
             b, x = self.eval(args[0]), self.eval(args[1])
             (b_lo, b_hi), (x_lo, x_hi) = self.ends(b), self.ends(x)
             lo, hi, bad = libm.image_pow(b_lo, b_hi, x_lo, x_hi, self.ft)
-            return self.from_ends(lo, hi, bad | b.bad | x.bad)
+            out = self.from_ends(lo, hi, bad | b.bad | x.bad)
+            out.sg = np.ones(self.shape)  # a positive base (else bad): positive
+            return out
         if libm.supported(f, self.ft):
             a = self.eval(args[0])
             lo, hi = self.ends(a)
             lo, hi, bad = libm.image(f, lo, hi, self.ft)
-            return self.from_ends(lo, hi, bad | a.bad)
+            out = self.from_ends(lo, hi, bad | a.bad)
+            if f == "exp":
+                out.sg = np.ones(self.shape)
+            elif f in ("expm1", "log1p", "tanh", "erf", "sqrt"):  # increasing, f(0) = 0: the argument's sign
+                out.sg = _sgn(a)
+            return out
         raise NotRational(f)
 
     # -- helpers for the elementary functions: enclosure ends <-> midpoint and radius
@@ -269,7 +309,12 @@ def _accept_float(iv: _Iv, dtype: str):
             r_lo, r_hi = round_float64(lo, dtype), round_float64(hi, dtype)
             r = round_float64(v, dtype)
             ok = (r_lo == r_hi) | ((r_lo.view(dt.get(dtype).uint_view) == r_hi.view(dt.get(dtype).uint_view)))
-            ok &= ~((r == 0) & (e != 0))  # a zero whose sign tier 1 cannot prove
+            zero = (r == 0) & (e != 0)  # a zero whose sign tier 1 cannot prove, unless the sign is tracked
+            if iv.sg is not None:
+                sign = _sgn(iv)
+                r = np.where(zero & (sign != 0), round_float64(np.copysign(np.zeros(r.shape), sign), dtype), r)
+                zero &= sign == 0
+            ok &= ~zero
     ok &= ~iv.bad & np.isfinite(v) & np.isfinite(e)
     return r, ok
 
@@ -297,8 +342,13 @@ def _accept_float_ld(iv: _Iv, dtype: str):
         else:
             r_lo, r_hi = round_float64(_round_to_odd_ld(lo), dtype), round_float64(_round_to_odd_ld(hi), dtype)
         view = dt.get(dtype).uint_view
-        ok = np.asarray(r_lo).view(view) == np.asarray(r_hi).view(view)
-        ok &= ~((r_lo == 0) & (e != 0))
+        ok = (np.asarray(r_lo).view(view) == np.asarray(r_hi).view(view)) | (r_lo == r_hi)
+        zero = (r_lo == 0) & (e != 0)
+        if iv.sg is not None:
+            sign = _sgn(iv)
+            r_lo = np.where(zero & (sign != 0), np.copysign(np.zeros(r_lo.shape), sign), r_lo)
+            zero &= sign == 0
+        ok &= ~zero
     ok &= ~iv.bad & np.isfinite(v) & np.isfinite(e)
     return np.asarray(r_lo, dtype=np.float64), ok
 
@@ -309,7 +359,8 @@ def _is_one(node) -> bool:
 
 def rewrite(node):
     """The formula with exact identities that avoid cancellation for the enclosures:
-    exp(u) - 1 -> expm1(u), 1 - exp(u) -> -expm1(u), log(1 + u) and log(u + 1) -> log1p(u).
+    exp(u) - 1 -> expm1(u), 1 - exp(u) -> -expm1(u), log(1 + u) and log(u + 1) -> log1p(u), and
+    log1p(exp(u)) -> where(u > 0, u + log1p(exp(-u)), log1p(exp(u))).
     They are identities of real numbers, so the golden (exact, once-rounded) value is the same;
     without them exp(x) - 1 at tiny x has an absolute enclosure far wider than the result."""
     if isinstance(node, n.Binary):
@@ -323,10 +374,10 @@ def rewrite(node):
         args = tuple(rewrite(a) for a in node.args)
         if node.func == "log" and isinstance(args[0], n.Binary) and args[0].op == "+":
             a = args[0]
-            if _is_one(a.left):
-                return n.Call("log1p", (a.right,), node.pos)
-            if _is_one(a.right):
-                return n.Call("log1p", (a.left,), node.pos)
+            if _is_one(a.left) or _is_one(a.right):
+                return _softplus(n.Call("log1p", (a.right if _is_one(a.left) else a.left,), node.pos))
+        if node.func == "log1p":
+            return _softplus(n.Call("log1p", args, node.pos))
         return n.Call(node.func, args, node.pos)
     if isinstance(node, n.Unary):
         return n.Unary(node.op, rewrite(node.operand), node.pos)
@@ -337,6 +388,17 @@ def rewrite(node):
     if isinstance(node, n.Not):
         return n.Not(rewrite(node.operand), node.pos)
     return node
+
+
+def _softplus(call):
+    """log1p(exp(u)) -> where(u > 0, u + log1p(exp(-u)), log1p(exp(u))): the same value, and no
+    overflow of exp for large u."""
+    arg = call.args[0]
+    if not (isinstance(arg, n.Call) and arg.func == "exp"):
+        return call
+    u = arg.args[0]
+    big = n.Binary("+", u, n.Call("log1p", (n.Call("exp", (n.Unary("-", u, call.pos),), call.pos),), call.pos), call.pos)
+    return n.Call("where", (n.Compare(">", u, n.Num("0"), call.pos), big, call), call.pos)
 
 
 def enclosable(node, ftype=np.float64) -> bool:

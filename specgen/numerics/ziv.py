@@ -20,6 +20,7 @@ value like exp(1e300) never becomes an exact rational number.
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -69,6 +70,7 @@ def _max(*vs):
     return out
 
 
+@functools.lru_cache(maxsize=1024)
 def literal(text: str, prec: int, rnd: str):
     """A decimal literal rounded in direction ``rnd`` at ``prec`` bits, refusing absurd sizes."""
     q = _literal_fraction(text)
@@ -129,6 +131,14 @@ class _Eval:
                 if any(_isnan(v) for v in los + his):  # 0 * inf
                     raise Undecided("0 * inf in an enclosure")
                 return _min(*los), _max(*his)
+            if c == d == _ZERO:  # an exact zero divisor: IEEE's x/0 (the sign of a zero is not tracked: +0)
+                if _lt(_ZERO, a):
+                    return _INF, _INF
+                if _lt(b, _ZERO):
+                    return _NINF, _NINF
+                if a == b == _ZERO:
+                    return _NAN, _NAN
+                raise Undecided("dividend enclosure contains 0 and the divisor is 0")
             if _le(c, _ZERO) and _le(_ZERO, d):
                 raise Undecided("divisor enclosure contains 0")
             los = [libmp.mpf_div(x, y, p, "f") for x in (a, b) for y in (c, d)]
@@ -311,7 +321,13 @@ def round_mpf(v, dtype: str) -> float:
         return -math.inf if sign else math.inf
     if top < f.emin - f.precision - 1:
         return -0.0 if sign else 0.0
-    q = Fraction(-man if sign else man) * (Fraction(2) ** exp)
+    lead = top - 1
+    prec = f.precision if lead >= f.emin else f.precision - (f.emin - lead)  # fewer bits when subnormal
+    if prec >= 1:  # round-to-nearest-even to prec bits: exact in float64 afterwards
+        r = libmp.normalize(sign, man, exp, bc, prec, "n")
+        val = libmp.to_float(r)
+        return math.copysign(math.inf, val) if abs(val) > float(f.max_finite) else val
+    q = Fraction(-man if sign else man) * (Fraction(2) ** exp)  # at most half the smallest subnormal
     return float(round_fraction(q, dtype))
 
 
