@@ -12,8 +12,15 @@ Three tiers, every element ends up correctly rounded:
 2. **Exact rationals** (fractions.Fraction) for every element tier 1 cannot prove: ties and
    near-ties, zeros whose sign is in doubt, float64 outputs whose value is not exact in float64,
    products/quotients near overflow or underflow, int64 values beyond 2**53.
-3. **mpmath at 256 bits** for formulas with transcendental functions (exp, tanh, ...): every element.
-Non-finite inputs follow the spec's special-value outcomes (the recommended one, else the first).
+3. **Transcendental formulas** (exp, expm1, log, log1p, tanh, sqrt, erf, pow): tier 1 also carries
+   each libm call's error (specgen.numerics.libm: monotone images of the enclosure's ends widened
+   by the bound assumed for numpy's implementation), on exact rewrites that avoid cancellation
+   (``rewrite``), tracking the sign of exp-derived values; the undecided rest goes through the same
+   enclosure in x87 long double, then mpmath intervals with rising precision
+   (specgen.numerics.ziv, capped at 4096 bits: an element undecided there is a SpecError naming the
+   spec and formula). Integer outputs of transcendental formulas use mpmath at 256 bits.
+Non-finite inputs follow the spec's special-value outcomes (the recommended one, else the first);
+``limit`` is the formula at +-1e300 through the bounded evaluators, never an unbounded rational.
 """
 from __future__ import annotations
 
