@@ -115,7 +115,5 @@ def test_unbounded_formulas_fail_cleanly_naming_the_spec_and_formula(tmp_path, o
     gen = run_limited(["generate", "--specs", str(d), "--out", str(tmp_path / "out")])
     out = gen.stdout + gen.stderr
     assert gen.returncode == 1, out[-3000:]
-    lint = run_limited(["lint", str(d)])
-    assert "Traceback" not in lint.stdout + lint.stderr
     assert "Traceback" not in out and "MemoryError" not in out, out[-3000:]
     assert f"{op}.yaml" in out and "formula" in out and expect in out, out[-3000:]

@@ -167,7 +167,8 @@ class _Interval:
                 sg = None
                 if _track(a, b):
                     sa, sb = _sgn(a), (_sgn(b) if node.op == "+" else -_sgn(b))
-                    sg = np.where(sa == sb, sa, 0.0)
+                    zero_a, zero_b = (a.v == 0) & (a.e == 0), (b.v == 0) & (b.e == 0)  # exact zeros
+                    sg = np.where(sa == sb, sa, np.where(zero_a, sb, np.where(zero_b, sa, 0.0)))
                 return _Iv(s, e, bad | ~np.isfinite(s) | ~np.isfinite(err), sg)
             if node.op == "*":
                 p = a.v * b.v
@@ -279,6 +280,8 @@ class _Interval:
 
     # -- helpers for the elementary functions: enclosure ends <-> midpoint and radius
     def ends(self, a: _Iv):
+        if not a.e.any():  # exact (inputs): the point itself
+            return a.v, a.v
         with np.errstate(all="ignore"):
             lo = np.where(a.e == 0, a.v, np.nextafter(a.v - a.e, self.ft(-np.inf)))
             hi = np.where(a.e == 0, a.v, np.nextafter(a.v + a.e, self.ft(np.inf)))
@@ -367,7 +370,7 @@ def _is_one(node) -> bool:
 def rewrite(node):
     """The formula with exact identities that avoid cancellation for the enclosures:
     exp(u) - 1 -> expm1(u), 1 - exp(u) -> -expm1(u), log(1 + u) and log(u + 1) -> log1p(u), and
-    log1p(exp(u)) -> where(u > 0, u + log1p(exp(-u)), log1p(exp(u))).
+    log1p(exp(u)) -> max(u, 0) + log1p(exp(-|u|)).
     They are identities of real numbers, so the golden (exact, once-rounded) value is the same;
     without them exp(x) - 1 at tiny x has an absolute enclosure far wider than the result."""
     if isinstance(node, n.Binary):
@@ -398,14 +401,14 @@ def rewrite(node):
 
 
 def _softplus(call):
-    """log1p(exp(u)) -> where(u > 0, u + log1p(exp(-u)), log1p(exp(u))): the same value, and no
-    overflow of exp for large u."""
+    """log1p(exp(u)) -> max(u, 0) + log1p(exp(-|u|)): the same value for every u, and exp never
+    overflows."""
     arg = call.args[0]
     if not (isinstance(arg, n.Call) and arg.func == "exp"):
         return call
-    u = arg.args[0]
-    big = n.Binary("+", u, n.Call("log1p", (n.Call("exp", (n.Unary("-", u, call.pos),), call.pos),), call.pos), call.pos)
-    return n.Call("where", (n.Compare(">", u, n.Num("0"), call.pos), big, call), call.pos)
+    u, p = arg.args[0], call.pos
+    tail = n.Call("log1p", (n.Call("exp", (n.Unary("-", n.Call("abs", (u,), p), p),), p),), p)
+    return n.Binary("+", n.Call("max", (u, n.Num("0", p)), p), tail, p)
 
 
 def enclosable(node, ftype=np.float64) -> bool:

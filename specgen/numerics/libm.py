@@ -108,12 +108,12 @@ def image(name: str, lo: np.ndarray, hi: np.ndarray, ftype):
             bad |= lo <= -1
         point = lo == hi
         a = np.asarray(call(np.where(bad, ftype(0.5), lo)), dtype=ftype)
-        if point.all():  # exact arguments (inputs): one evaluation
-            b = a
+        if point.all():  # exact arguments (inputs): one evaluation, one widening
+            a_lo, b_hi = widen(a, ulps, ftype)
         else:
             b = np.where(point, a, np.asarray(call(np.where(bad, ftype(0.5), hi)), dtype=ftype))
-        a_lo, _ = widen(a, ulps, ftype)
-        _, b_hi = widen(b, ulps, ftype)
+            a_lo, _ = widen(a, ulps, ftype)
+            _, b_hi = widen(b, ulps, ftype)
         for x0, y0 in f.exact.items():  # exact points: the image is exactly known
             at = point & (lo == x0)
             if at.any():
