@@ -124,6 +124,13 @@ class _Interval:
         self.shape = shape
         self.ft = ftype
         self.inflate, self.safe_max, self.safe_min = _limits(ftype)
+        self._memo: dict[int, _Iv] = {}  # a subtree shared by a rewrite (u in max(u, 0) + ... |u|) once
+
+    def eval(self, node):
+        key = id(node)
+        if key not in self._memo:
+            self._memo[key] = (node, self._eval(node))  # keep node alive: ids stay unique
+        return self._memo[key][1]
 
     def const(self, value: float, exact: Fraction | None):
         ft = self.ft
@@ -134,7 +141,7 @@ class _Interval:
             e = abs(float(Fraction(value) - exact)) * 2 or float(np.finfo(np.float64).smallest_subnormal)
         return _Iv(v, np.full(self.shape, e, dtype=ft), np.zeros(self.shape, dtype=bool))
 
-    def eval(self, node):
+    def _eval(self, node):
         if isinstance(node, n.Num):
             if self.ft is not np.float64:  # the literal to long double precision, bound from the rational
                 q = node.exact
