@@ -101,3 +101,10 @@ def test_mpmath_rounding_never_builds_huge_rationals():
     huge = mpmath.mpf(2) ** (2 ** 200)
     assert ziv.round_mpf(huge._mpf_, "float32") == math.inf
     assert ziv.round_mpf((1 / huge)._mpf_, "float16") == 0.0
+
+
+def test_the_mpmath_fallback_keeps_the_sign():
+    # mpf.man_exp drops the sign; the old 256-bit tier made every negative transcendental value positive
+    from specgen.generate.exact import exact_value
+    node = parse_formula("where(x >= 0, x, alpha * (exp(x) - 1))", ["x"], ["alpha"])
+    assert exact_value(node, {"x": -1.0, "alpha": 1.0}) < 0

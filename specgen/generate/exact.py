@@ -480,10 +480,11 @@ def _mp_to_fraction(v) -> Fraction | None:
     v = mpmath.mpf(v)
     if not mpmath.isfinite(v):
         return None
-    man, exp = v.man_exp
-    if man and abs(exp + int(man).bit_length()) > 4200:  # beyond every dtype: no giant rationals
+    sign, man, exp, bc = v._mpf_  # (mpf.man_exp drops the sign: -1.5 gives (3, -1))
+    if man and abs(exp + bc) > 4200:  # beyond every dtype: no giant rationals
         return None
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    q = Fraction(int(man)) * Fraction(2) ** int(exp)
+    return -q if sign else q
 
 
 def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
