@@ -87,4 +87,4 @@ def generate(out, specs_dir, check, exhaustive, progress):
                f"{stats.elements} elements ({stats.proven_float64} proven in float64, {stats.exact} exact, "
                f"{stats.special} special)" + (", exhaustive/ included" if exhaustive else ""))
     if stats.unsolved:
-        click.echo("generate: breakpoints not solved (not affine in the input): " + "; ".join(stats.unsolved), err=True)
+        click.echo("generate: breakpoints not located (no designed boundary cases there): " + "; ".join(stats.unsolved), err=True)

@@ -9,11 +9,22 @@ Nested piecewise parts are expanded into their branches (min(u, 1) is either u o
 equation that is affine in the input is solved exactly in rationals, and a root is kept only if
 the original (unexpanded) equation really is zero there. HardSigmoid max(0, min(alpha*x+beta, 1))
 gives alpha*x+beta = 1 and alpha*x+beta = 0; Shrink gives x = ±threshold and x = ±bias.
-Equations that are not affine in the input are reported in ``Analysis.unsolved``.
+Equations that are not affine in the input (ELU's alpha * (exp(x) - 1) = 0, a threshold on
+tanh(x), ...) are located by bisection over the ordinals of float64: the difference lhs - rhs is
+sampled at 16 points per binade over the whole float64 range, every sign change between
+neighbouring samples is narrowed to two adjacent float64 values (or one value where it is exactly
+zero) with the sign of each probe decided rigorously (interval evaluation in mpmath with rising
+precision, specgen.numerics.ziv), so the boundary is exact, with no tolerance. Roots closer
+together than the sampling (two sign changes inside 1/16 of a binade) are not separated; an
+equation that cannot be evaluated is reported in ``Analysis.unsolved`` with the reason and its
+position in the formula.
 """
 from __future__ import annotations
 
+import functools
 import itertools
+import math
+import struct
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
@@ -82,6 +93,7 @@ class Breakpoint:
     value: Fraction  # the input value where the equation holds
     equation: str  # e.g. "alpha * x + beta = 1"
     kind: str  # "switch" (a branch changes) | "zero" (a branch value changes sign)
+    located: str = "solved"  # "solved" (exact rational root) | "bisection" (between two adjacent float64)
 
 
 @dataclass
@@ -162,8 +174,101 @@ def _affine(expr: n.Node, var: str, env: Mapping[str, Fraction]) -> tuple[Fracti
     return p, q
 
 
+GRID_PER_BINADE = 16
+MAX_ROOTS = 32  # per equation; more sign changes than this: reported as unsolved
+_MAX_ORD = 0x7FEFFFFFFFFFFFFF  # ordinal of the largest finite float64
+
+
+def _from_ordinal(o: int) -> float:
+    bits = struct.unpack("<d", struct.pack("<q", abs(o)))[0]
+    return -bits if o < 0 else bits
+
+
+def _sign(diff: n.Node, variable: str, env: Mapping[str, float], x: float) -> int | None:
+    """The exact sign of ``diff`` at ``x`` (None: not a number there, e.g. outside a domain)."""
+    from specgen.numerics import ziv
+    val, exact_zero = ziv.decide(diff, {**env, variable: x}, "float64")
+    if exact_zero:
+        return 0
+    if math.isnan(val):
+        return None
+    return 1 if math.copysign(1.0, val) > 0 else -1
+
+
+def bisect_roots(diff: n.Node, variable: str, env: Mapping[str, float]) -> list[tuple[Fraction, bool]]:
+    """Roots of ``diff`` (a node in ``variable``) over float64: (value, exact) where exact means
+    diff is exactly 0 at that float64, else the value is the midpoint of two adjacent float64
+    between which diff changes sign. Raises ziv.Undecided / ZeroDivisionError when it cannot be
+    evaluated."""
+    import numpy as np
+    from specgen.formula.numpy_eval import evaluate
+    step = (1 << 52) // GRID_PER_BINADE
+    ords = np.arange(-_MAX_ORD, _MAX_ORD + 1, step, dtype=np.int64)
+    ords = np.unique(np.concatenate([ords, [0, _MAX_ORD, -_MAX_ORD]]))
+    xs = np.where(ords < 0, -np.abs(ords).view(np.float64), ords.view(np.float64))
+    with np.errstate(all="ignore"):
+        g = np.broadcast_to(np.asarray(evaluate(diff, {**env, variable: xs}), dtype=np.float64), xs.shape)
+    sg = np.sign(g)
+    live = np.flatnonzero(~np.isnan(g) & (sg != 0))  # samples with a definite float64 sign
+    if len(live) < 2:  # identically zero (alpha = 0) or nowhere defined: no isolated root
+        return []
+    flips = np.flatnonzero(sg[live[:-1]] != sg[live[1:]])  # sign changes, across runs of zeros too
+    candidates = [(int(ords[live[i]]), int(ords[live[i + 1]])) for i in flips]
+    if len(candidates) > MAX_ROOTS:
+        raise ValueError(f"{len(candidates)} sign changes: not piecewise monotone at this resolution")
+    roots: dict[Fraction, bool] = {}
+    for a, b in candidates:
+        sa, sb = _sign(diff, variable, env, _from_ordinal(a)), _sign(diff, variable, env, _from_ordinal(b))
+        if sa is None or sb is None:
+            continue
+        if sa == 0:
+            roots.setdefault(Fraction(_from_ordinal(a)), True)
+            continue
+        if sb == 0:
+            roots.setdefault(Fraction(_from_ordinal(b)), True)
+            continue
+        if sa == sb:  # numpy's sign was wrong near a root, or a double crossing: look inside
+            m = (a + b) // 2
+            sm = _sign(diff, variable, env, _from_ordinal(m))
+            if sm is None or sm == sa:
+                continue
+            if sm == 0:
+                roots.setdefault(Fraction(_from_ordinal(m)), True)
+                continue
+            b = m
+        while b - a > 1:  # ordinals: bisection in the float64 order, no tolerance
+            m = (a + b) // 2
+            sm = _sign(diff, variable, env, _from_ordinal(m))
+            if sm is None:
+                break
+            if sm == 0:
+                a = b = m
+                break
+            if sm == sa:
+                a = m
+            else:
+                b = m
+        if a == b:
+            roots.setdefault(Fraction(_from_ordinal(a)), True)
+        elif b - a == 1:
+            roots.setdefault((Fraction(_from_ordinal(a)) + Fraction(_from_ordinal(b))) / 2, False)
+    return sorted(roots.items())
+
+
 def analyse(node: n.Node, variable: str, attributes: Mapping[str, float]) -> Analysis:
-    """Breakpoints of ``node`` in ``variable`` for given attribute values (float32-rounded floats)."""
+    """Breakpoints of ``node`` in ``variable`` for given values of the other names (attributes, and
+    other inputs held at given values), float32-rounded floats. Results are cached."""
+    return _analyse(node, variable, tuple(sorted((k, float(v)) for k, v in attributes.items())))
+
+
+def _position(node: n.Node) -> str:
+    line, col = getattr(node, "pos", (0, 0))
+    return f"formula line {line}, column {col}" if line else "formula"
+
+
+@functools.lru_cache(maxsize=4096)
+def _analyse(node: n.Node, variable: str, attributes: tuple) -> Analysis:
+    attributes = dict(attributes)
     env = {k: Fraction(v) for k, v in attributes.items()}
     result = Analysis(variable)
     found: dict[Fraction, Breakpoint] = {}
@@ -172,11 +277,11 @@ def analyse(node: n.Node, variable: str, attributes: Mapping[str, float]) -> Ana
         diff = n.Binary("-", lhs, rhs)
         label = f"{_text(lhs)} = {_text(rhs)}"
         solved_any = False
+        unsolved_branch = False
         for branch in branches(diff):
             pq = _affine(branch, variable, env)
             if pq is None:
-                if not solved_any and label not in result.unsolved:
-                    result.unsolved.append(label)
+                unsolved_branch = True
                 continue
             solved_any = True
             p, q = pq
@@ -189,7 +294,33 @@ def analyse(node: n.Node, variable: str, attributes: Mapping[str, float]) -> Ana
                 holds = False
             if holds and root not in found:
                 found[root] = Breakpoint(root, label, kind)
-        if solved_any and label in result.unsolved:
-            result.unsolved.remove(label)
+        if unsolved_branch and variable in n.names(diff):
+            try:
+                for root, exact in bisect_roots(diff, variable, attributes):
+                    if root not in found:
+                        found[root] = Breakpoint(root, label, kind, "solved" if exact else "bisection")
+            except Exception as exc:  # noqa: BLE001 - reported, with where and why
+                from specgen.numerics import ziv
+                if not isinstance(exc, (ziv.Undecided, ZeroDivisionError, ValueError, OverflowError)):
+                    raise
+                result.unsolved.append(f"{label} ({_position(lhs)}): {exc}")
     result.breakpoints = sorted(found.values(), key=lambda b: b.value)
     return result
+
+
+def lint_problems(spec, display: str) -> list[str]:
+    """Messages for the equations of ``spec``'s formulas (each standard's) that cannot be analysed
+    with any attribute set the corpus will use: ``FILE: formula: ...`` lines for ``specgen lint``."""
+    from specgen.generate.corpus import attribute_sets
+    out: list[str] = []
+    for key in spec.standards:
+        node = spec.formula_for(key)
+        for aset in attribute_sets(spec, key):
+            for inp in spec.inputs:
+                others = dict(aset.values)
+                others.update({o.name: 1.0 for o in spec.inputs if o.name != inp.name})  # others held at 1
+                for u in analyse(node, inp.name, others).unsolved:
+                    msg = f"breakpoints of {u} cannot be located (standard {key}, attributes {aset.name})"
+                    if msg not in out:
+                        out.append(msg)
+    return out

@@ -124,7 +124,7 @@ class _Builder:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 what = "string" if isinstance(v, (str, bytes)) else type(v).__name__
                 self.fail(node, f"{what} literals are not allowed; only numbers")
-            if not math.isfinite(float(v)):
+            if (isinstance(v, int) and abs(v).bit_length() > 1024) or not math.isfinite(float(v)):
                 self.fail(node, "number is too large for float64 (write inf for infinity)")
             return n.Num(_number_text(self.token(node), v), pos)
         if isinstance(node, ast.Name):

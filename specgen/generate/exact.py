@@ -12,8 +12,15 @@ Three tiers, every element ends up correctly rounded:
 2. **Exact rationals** (fractions.Fraction) for every element tier 1 cannot prove: ties and
    near-ties, zeros whose sign is in doubt, float64 outputs whose value is not exact in float64,
    products/quotients near overflow or underflow, int64 values beyond 2**53.
-3. **mpmath at 256 bits** for formulas with transcendental functions (exp, tanh, ...): every element.
-Non-finite inputs follow the spec's special-value outcomes (the recommended one, else the first).
+3. **Transcendental formulas** (exp, expm1, log, log1p, tanh, sqrt, erf, pow): tier 1 also carries
+   each libm call's error (specgen.numerics.libm: monotone images of the enclosure's ends widened
+   by the bound assumed for numpy's implementation), on exact rewrites that avoid cancellation
+   (``rewrite``), tracking the sign of exp-derived values; the undecided rest goes through the same
+   enclosure in x87 long double, then mpmath intervals with rising precision
+   (specgen.numerics.ziv, capped at 4096 bits: an element undecided there is a SpecError naming the
+   spec and formula). Integer outputs of transcendental formulas use mpmath at 256 bits.
+Non-finite inputs follow the spec's special-value outcomes (the recommended one, else the first);
+``limit`` is the formula at +-1e300 through the bounded evaluators, never an unbounded rational.
 """
 from __future__ import annotations
 
@@ -27,10 +34,13 @@ import numpy as np
 
 from specgen import dtypes as dt
 from specgen.formula import nodes as n
-from specgen.formula.breakpoints import NotRational, evaluate_exact, is_rational
+from specgen.errors import Problem, SpecError
+from specgen.formula.breakpoints import _RATIONAL_CALLS, NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
+from specgen.numerics import libm
 from specgen.numerics.eft import two_prod_err, two_sum_err
+from specgen.numerics import ziv
 from specgen.numerics.ulp import int_range, round_float64_int, round_fraction
 from specgen.numerics.ulp import round_to as round_float64
 
@@ -59,34 +69,101 @@ class _Iv:
     v: np.ndarray  # float64 value
     e: np.ndarray  # bound on |v - exact|
     bad: np.ndarray  # element cannot be proven here
+    sg: np.ndarray | None = None  # sign of the exact value where known beyond v +- e (exp(x) > 0), else 0
 
 
-def _risky(*arrays):
-    out = np.zeros(np.shape(arrays[0]), dtype=bool)
-    for a in arrays:
-        m = np.abs(a)
-        out |= (m > _SAFE_MAX) | ((m < _SAFE_MIN) & (m != 0)) | ~np.isfinite(a)
-    return out
+def _sgn(a: _Iv) -> np.ndarray:
+    """Known sign of the exact value: from the enclosure, else from the tracked sign."""
+    with np.errstate(all="ignore"):
+        known = np.where(np.abs(a.v) > a.e, np.sign(a.v), 0.0)
+    return known if a.sg is None else np.where(known == 0, a.sg, known)
+
+
+def _track(*ivs) -> bool:
+    return any(a.sg is not None for a in ivs)
+
+
+_INFLATE_LD = 1.0 + 2.0 ** -49
+
+
+def _limits(ftype):
+    """(inflation of the bound's own arithmetic, overflow-safe, underflow-safe magnitudes)."""
+    if ftype is np.float64:
+        return _INFLATE, _SAFE_MAX, _SAFE_MIN
+    one = np.longdouble(1)
+    return np.longdouble(1) + np.ldexp(one, -60), np.ldexp(one, 16300), np.ldexp(one, -16250)
+
+
+_SPLIT_LD = np.longdouble(2 ** 32 + 1)  # Dekker's splitter for a 64-bit significand
+
+
+def _two_prod_err_ld(a, b, p):
+    def split(x):
+        c = _SPLIT_LD * x
+        hi = c - (c - x)
+        return hi, x - hi
+    ah, al = split(a)
+    bh, bl = split(b)
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _ld_error(v, q: Fraction):
+    """|v - q| for a long double v and a rational q, as a long double rounded up."""
+    if not np.isfinite(v):
+        return np.longdouble(0)
+    m, e = np.frexp(v)
+    exact = Fraction(int(np.ldexp(m, 64))) * Fraction(2) ** (int(e) - 64) if m != 0 else Fraction(0)
+    d = abs(exact - q)
+    return np.nextafter(np.longdouble(float(d)) * np.longdouble(1 + 2.0 ** -50), np.longdouble(np.inf)) if d else np.longdouble(0)
 
 
 class _Interval:
-    def __init__(self, env: Mapping[str, _Iv], shape):
+    """Midpoint-radius evaluation in ``ftype`` (float64, or x87 long double for the second pass)."""
+
+    def __init__(self, env: Mapping[str, _Iv], shape, ftype=np.float64):
         self.env = env
         self.shape = shape
-
-    def const(self, value: float, exact: Fraction | None):
-        v = np.full(self.shape, value, dtype=np.float64)
-        e = 0.0 if exact is None or Fraction(value) == exact else abs(float(Fraction(value) - exact)) * 2
-        return _Iv(v, np.full(self.shape, e), np.zeros(self.shape, dtype=bool))
+        self.ft = ftype
+        self.inflate, self.safe_max, self.safe_min = _limits(ftype)
+        self._memo: dict[int, _Iv] = {}  # a subtree shared by a rewrite (u in max(u, 0) + ... |u|) once
 
     def eval(self, node):
+        key = id(node)
+        if key not in self._memo:
+            self._memo[key] = (node, self._eval(node))  # keep node alive: ids stay unique
+        return self._memo[key][1]
+
+    def const(self, value: float, exact: Fraction | None):
+        ft = self.ft
+        v = np.full(self.shape, value, dtype=ft)
+        if exact is None or Fraction(value) == exact:
+            e = 0.0
+        else:  # the literal's own rounding to float64 (at most half an ULP; doubled for safety)
+            e = abs(float(Fraction(value) - exact)) * 2 or float(np.finfo(np.float64).smallest_subnormal)
+        return _Iv(v, np.full(self.shape, e, dtype=ft), np.zeros(self.shape, dtype=bool))
+
+    def _eval(self, node):
         if isinstance(node, n.Num):
+            if self.ft is not np.float64:  # the literal to long double precision, bound from the rational
+                q = node.exact
+                v = np.longdouble(q.numerator) / np.longdouble(q.denominator) if abs(q) < 2 ** 60 else np.longdouble(node.value)
+                e = _ld_error(v, q)
+                return _Iv(np.full(self.shape, v, dtype=self.ft), np.full(self.shape, e, dtype=self.ft),
+                           np.full(self.shape, not np.isfinite(v)))
             return self.const(node.value, node.exact)
+        if isinstance(node, n.Const):
+            if node.name == "inf":
+                raise NotRational("inf")
+            value = np.pi if node.name == "pi" else np.e
+            ulp = np.spacing(np.float64(value))
+            return _Iv(np.full(self.shape, value, dtype=self.ft), np.full(self.shape, ulp, dtype=self.ft),
+                       np.zeros(self.shape, dtype=bool))
         if isinstance(node, n.Var):
             return self.env[node.name]
         if isinstance(node, n.Unary):
             a = self.eval(node.operand)
-            return _Iv(-a.v if node.op == "-" else a.v, a.e, a.bad)
+            sg = None if a.sg is None else (-a.sg if node.op == "-" else a.sg)
+            return _Iv(-a.v if node.op == "-" else a.v, a.e, a.bad, sg)
         if isinstance(node, n.Binary):
             a, b = self.eval(node.left), self.eval(node.right)
             bad = a.bad | b.bad
@@ -94,20 +171,40 @@ class _Interval:
                 bv = b.v if node.op == "+" else -b.v
                 s = a.v + bv
                 err = np.abs(two_sum_err(a.v, bv, s))
-                e = (a.e + b.e + err) * _INFLATE
-                return _Iv(s, e, bad | ~np.isfinite(s) | ~np.isfinite(err))
+                e = (a.e + b.e + err) * self.inflate
+                sg = None
+                if _track(a, b):
+                    sa, sb = _sgn(a), (_sgn(b) if node.op == "+" else -_sgn(b))
+                    zero_a, zero_b = (a.v == 0) & (a.e == 0), (b.v == 0) & (b.e == 0)  # exact zeros
+                    sg = np.where(sa == sb, sa, np.where(zero_a, sb, np.where(zero_b, sa, 0.0)))
+                return _Iv(s, e, bad | ~np.isfinite(s) | ~np.isfinite(err), sg)
             if node.op == "*":
                 p = a.v * b.v
-                err = np.abs(two_prod_err(a.v, b.v, p))
-                e = (np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + err) * _INFLATE
-                return _Iv(p, e, bad | _risky(a.v, b.v, p) & (p != 0) | ~np.isfinite(p))
+                err = np.abs(self.prod_err(a.v, b.v, p))
+                e = (np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + err) * self.inflate
+                if _track(a, b):  # tracked signs: near underflow use the plain rounding bound instead
+                    fi = np.finfo(self.ft)  # of TwoProduct (inexact there): |fl(ab) - ab| <= eps|p| + tiny
+                    tiny = (np.abs(a.v) < self.safe_min) | (np.abs(b.v) < self.safe_min) | (np.abs(p) < self.safe_min)
+                    plain = np.where((a.v == 0) | (b.v == 0), 0.0, np.abs(p) * fi.eps + fi.smallest_subnormal)
+                    e2 = (np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + np.where(tiny, plain, err)) * self.inflate
+                    over = (np.abs(a.v) > self.safe_max) | (np.abs(b.v) > self.safe_max) | (np.abs(p) > self.safe_max)
+                    return _Iv(p, e2, bad | over | ~np.isfinite(p) | ~np.isfinite(e2), _sgn(a) * _sgn(b))
+                return _Iv(p, e, bad | self.risky(a.v, b.v, p) & (p != 0) | ~np.isfinite(p) | ~np.isfinite(e))
             q = a.v / b.v
             den = np.abs(b.v) - b.e
             p = q * b.v
-            r = np.abs((a.v - p) - two_prod_err(q, b.v, p))  # exact remainder a - q*b (Sterbenz + TwoProduct)
-            e = ((a.e + np.abs(q) * b.e) / np.where(den > 0, den, 1.0) + r / np.abs(np.where(b.v == 0, 1.0, b.v))) * _INFLATE
-            risky = (b.v == 0) | (den <= np.abs(b.v) / 2) | _risky(q, b.v) | (_risky(a.v) & (a.v != 0))
-            return _Iv(q, e, bad | risky)
+            r = np.abs((a.v - p) - self.prod_err(q, b.v, p))  # exact remainder a - q*b (Sterbenz + TwoProduct)
+            e = ((a.e + np.abs(q) * b.e) / np.where(den > 0, den, 1.0) + r / np.abs(np.where(b.v == 0, 1.0, b.v))) * self.inflate
+            risky = (b.v == 0) | (den <= np.abs(b.v) / 2) | self.risky(q, b.v) | (self.risky(a.v) & (a.v != 0))
+            if _track(a, b):  # tracked signs: near underflow the plain bound |fl(a/b) - a/b| <= eps|q| + tiny
+                fi = np.finfo(self.ft)
+                tiny = (np.abs(a.v) < self.safe_min) | (np.abs(q) < self.safe_min)
+                plain = np.where(a.v == 0, 0.0, np.abs(q) * fi.eps + fi.smallest_subnormal)
+                e = np.where(tiny, ((a.e + np.abs(q) * b.e) / np.where(den > 0, den, 1.0) + plain) * self.inflate, e)
+                risky = (b.v == 0) | (den <= np.abs(b.v) / 2) | (np.abs(q) > self.safe_max) | (np.abs(b.v) > self.safe_max) \
+                    | (np.abs(b.v) < self.safe_min) | ~np.isfinite(q)
+                return _Iv(q, e, bad | risky | ~np.isfinite(e), _sgn(a) * _sgn(b))
+            return _Iv(q, e, bad | risky | ~np.isfinite(e))
         if isinstance(node, n.Compare):
             raise TypeError("comparison outside where()")
         if isinstance(node, n.Call):
@@ -121,7 +218,7 @@ class _Interval:
         |max(a, b) - max(a', b')| <= max(|a - a'|, |b - b'|))."""
         with np.errstate(all="ignore"):
             v = np.maximum(a.v, b.v) if larger else np.minimum(a.v, b.v)
-            certain = np.abs(a.v - b.v) > (a.e + b.e) * _INFLATE
+            certain = np.abs(a.v - b.v) > (a.e + b.e) * _INFLATE_LD
         take_a = (a.v >= b.v) if larger else (a.v <= b.v)
         e = np.where(certain, np.where(take_a, a.e, b.e), np.maximum(a.e, b.e))
         return _Iv(v, e, a.bad | b.bad)
@@ -135,7 +232,7 @@ class _Interval:
                 res = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
                        "==": np.equal, "!=": np.not_equal}[node.op](a.v, b.v)
             slack = a.e + b.e
-            decided = (slack == 0) | (np.abs(diff) > slack * _INFLATE)
+            decided = (slack == 0) | (np.abs(diff) > slack * self.inflate)
             return res, a.bad | b.bad | ~decided | ~np.isfinite(diff)
         if isinstance(node, n.Logical):
             parts = [self.decide(o) for o in node.operands]
@@ -154,7 +251,8 @@ class _Interval:
         if f == "where":
             c, cbad = self.decide(args[0])
             a, b = self.eval(args[1]), self.eval(args[2])
-            return _Iv(np.where(c, a.v, b.v), np.where(c, a.e, b.e), cbad | np.where(c, a.bad, b.bad))
+            sg = np.where(c, _sgn(a), _sgn(b)) if _track(a, b) else None
+            return _Iv(np.where(c, a.v, b.v), np.where(c, a.e, b.e), cbad | np.where(c, a.bad, b.bad), sg)
         if f in ("min", "max"):
             out = self.eval(args[0])
             for a in args[1:]:
@@ -168,8 +266,52 @@ class _Interval:
             return _Iv(np.abs(a.v), a.e, a.bad)
         if f == "sign":
             a = self.eval(args[0])
-            return _Iv(np.sign(a.v), np.zeros(self.shape), a.bad | (np.abs(a.v) <= a.e))
+            return _Iv(np.sign(a.v), np.zeros(self.shape, dtype=self.ft), a.bad | (np.abs(a.v) <= a.e))
+        if f == "pow" and libm.supported(f, self.ft):
+            b, x = self.eval(args[0]), self.eval(args[1])
+            (b_lo, b_hi), (x_lo, x_hi) = self.ends(b), self.ends(x)
+            lo, hi, bad = libm.image_pow(b_lo, b_hi, x_lo, x_hi, self.ft)
+            out = self.from_ends(lo, hi, bad | b.bad | x.bad)
+            out.sg = np.ones(self.shape)  # a positive base (else bad): positive
+            return out
+        if libm.supported(f, self.ft):
+            a = self.eval(args[0])
+            lo, hi = self.ends(a)
+            lo, hi, bad = libm.image(f, lo, hi, self.ft)
+            out = self.from_ends(lo, hi, bad | a.bad)
+            if f == "exp":
+                out.sg = np.ones(self.shape)
+            elif f in ("expm1", "log1p", "tanh", "erf", "sqrt"):  # increasing, f(0) = 0: the argument's sign
+                out.sg = _sgn(a)
+            return out
         raise NotRational(f)
+
+    # -- helpers for the elementary functions: enclosure ends <-> midpoint and radius
+    def ends(self, a: _Iv):
+        if not a.e.any():  # exact (inputs): the point itself
+            return a.v, a.v
+        with np.errstate(all="ignore"):
+            lo = np.where(a.e == 0, a.v, np.nextafter(a.v - a.e, self.ft(-np.inf)))
+            hi = np.where(a.e == 0, a.v, np.nextafter(a.v + a.e, self.ft(np.inf)))
+        return lo, hi
+
+    def from_ends(self, lo, hi, bad):
+        with np.errstate(all="ignore"):
+            v = lo + (hi - lo) / 2
+            v = np.where(np.isfinite(v), v, lo)
+            e = np.maximum(hi - v, v - lo) * self.inflate
+            e = np.where(lo == hi, self.ft(0), np.nextafter(e, self.ft(np.inf)))
+        return _Iv(v, e, bad | ~np.isfinite(v) | ~np.isfinite(e))
+
+    def prod_err(self, a, b, p):
+        return two_prod_err(a, b, p) if self.ft is np.float64 else _two_prod_err_ld(a, b, p)
+
+    def risky(self, *arrays):
+        out = np.zeros(np.shape(arrays[0]), dtype=bool)
+        for a in arrays:
+            m = np.abs(a)
+            out |= (m > self.safe_max) | ((m < self.safe_min) & (m != 0)) | ~np.isfinite(a)
+        return out
 
 
 def _accept_float(iv: _Iv, dtype: str):
@@ -185,9 +327,112 @@ def _accept_float(iv: _Iv, dtype: str):
             r_lo, r_hi = round_float64(lo, dtype), round_float64(hi, dtype)
             r = round_float64(v, dtype)
             ok = (r_lo == r_hi) | ((r_lo.view(dt.get(dtype).uint_view) == r_hi.view(dt.get(dtype).uint_view)))
-            ok &= ~((r == 0) & (e != 0))  # a zero whose sign tier 1 cannot prove
+            zero = (r == 0) & (e != 0)  # a zero whose sign tier 1 cannot prove, unless the sign is tracked
+            if iv.sg is not None:
+                sign = _sgn(iv)
+                r = np.where(zero & (sign != 0), round_float64(np.copysign(np.zeros(r.shape), sign), dtype), r)
+                zero &= sign == 0
+            ok &= ~zero
     ok &= ~iv.bad & np.isfinite(v) & np.isfinite(e)
     return r, ok
+
+
+def _round_to_odd_ld(v: np.ndarray) -> np.ndarray:
+    """Long double values rounded to float64 by round-to-odd (exact when representable), so that a
+    second rounding to a narrower dtype is a correct single rounding."""
+    with np.errstate(all="ignore"):
+        r = v.astype(np.float64)
+        inexact = r.astype(np.longdouble) != v
+        even = (r.view(np.uint64) & np.uint64(1)) == 0
+        toward = np.where(r.astype(np.longdouble) > v, -np.inf, np.inf)
+        return np.where(inexact & even & np.isfinite(r), np.nextafter(r, toward), r)
+
+
+def _accept_float_ld(iv: _Iv, dtype: str):
+    """(rounded float64-held values, accepted mask) from a long double enclosure."""
+    v, e = iv.v, iv.e
+    inf = np.longdouble(np.inf)
+    with np.errstate(all="ignore"):
+        lo = np.where(e == 0, v, np.nextafter(v - e, -inf))
+        hi = np.where(e == 0, v, np.nextafter(v + e, inf))
+        if dtype == "float64":
+            r_lo, r_hi = lo.astype(np.float64), hi.astype(np.float64)
+        else:
+            r_lo, r_hi = round_float64(_round_to_odd_ld(lo), dtype), round_float64(_round_to_odd_ld(hi), dtype)
+        view = dt.get(dtype).uint_view
+        ok = (np.asarray(r_lo).view(view) == np.asarray(r_hi).view(view)) | (r_lo == r_hi)
+        zero = (r_lo == 0) & (e != 0)
+        if iv.sg is not None:
+            sign = _sgn(iv)
+            r_lo = np.where(zero & (sign != 0), np.copysign(np.zeros(r_lo.shape), sign), r_lo)
+            zero &= sign == 0
+        ok &= ~zero
+    ok &= ~iv.bad & np.isfinite(v) & np.isfinite(e)
+    return np.asarray(r_lo, dtype=np.float64), ok
+
+
+def _is_one(node) -> bool:
+    return isinstance(node, n.Num) and node.exact == 1
+
+
+def rewrite(node):
+    """The formula with exact identities that avoid cancellation for the enclosures:
+    exp(u) - 1 -> expm1(u), 1 - exp(u) -> -expm1(u), log(1 + u) and log(u + 1) -> log1p(u), and
+    log1p(exp(u)) -> max(u, 0) + log1p(exp(-|u|)).
+    They are identities of real numbers, so the golden (exact, once-rounded) value is the same;
+    without them exp(x) - 1 at tiny x has an absolute enclosure far wider than the result."""
+    if isinstance(node, n.Binary):
+        left, right = rewrite(node.left), rewrite(node.right)
+        if node.op == "-" and isinstance(left, n.Call) and left.func == "exp" and _is_one(right):
+            return n.Call("expm1", left.args, node.pos)
+        if node.op == "-" and _is_one(left) and isinstance(right, n.Call) and right.func == "exp":
+            return n.Unary("-", n.Call("expm1", right.args, node.pos), node.pos)
+        return n.Binary(node.op, left, right, node.pos)
+    if isinstance(node, n.Call):
+        args = tuple(rewrite(a) for a in node.args)
+        if node.func == "log" and isinstance(args[0], n.Binary) and args[0].op == "+":
+            a = args[0]
+            if _is_one(a.left) or _is_one(a.right):
+                return _softplus(n.Call("log1p", (a.right if _is_one(a.left) else a.left,), node.pos))
+        if node.func == "log1p":
+            return _softplus(n.Call("log1p", args, node.pos))
+        return n.Call(node.func, args, node.pos)
+    if isinstance(node, n.Unary):
+        return n.Unary(node.op, rewrite(node.operand), node.pos)
+    if isinstance(node, n.Compare):
+        return n.Compare(node.op, rewrite(node.left), rewrite(node.right), node.pos)
+    if isinstance(node, n.Logical):
+        return n.Logical(node.op, tuple(rewrite(o) for o in node.operands), node.pos)
+    if isinstance(node, n.Not):
+        return n.Not(rewrite(node.operand), node.pos)
+    return node
+
+
+def _softplus(call):
+    """log1p(exp(u)) -> max(u, 0) + log1p(exp(-|u|)): the same value for every u, and exp never
+    overflows."""
+    arg = call.args[0]
+    if not (isinstance(arg, n.Call) and arg.func == "exp"):
+        return call
+    u, p = arg.args[0], call.pos
+    tail = n.Call("log1p", (n.Call("exp", (n.Unary("-", n.Call("abs", (u,), p), p),), p),), p)
+    return n.Binary("+", n.Call("max", (u, n.Num("0", p)), p), tail, p)
+
+
+def enclosable(node, ftype=np.float64) -> bool:
+    """Whether the midpoint-radius evaluation in ``ftype`` covers every function of the formula."""
+    for x in n.walk(node):
+        if isinstance(x, n.Const) and x.name == "inf":
+            return False
+        if isinstance(x, n.Call) and x.func not in _RATIONAL_CALLS and not libm.supported(x.func, ftype):
+            return False
+    return True
+
+
+def _formula_error(spec, node, message: str) -> SpecError:
+    from specgen.formula.numpy_eval import to_numpy_source
+    path = getattr(spec, "path", None) or f"specs/{getattr(spec, 'id', '?')}.yaml"
+    return SpecError([Problem(str(path), None, "formula", f"golden values of {to_numpy_source(node)}: {message}")])
 
 
 def _accept_int(iv: _Iv, dtype: str, mode: str):
@@ -236,8 +481,11 @@ def _mp_to_fraction(v) -> Fraction | None:
     v = mpmath.mpf(v)
     if not mpmath.isfinite(v):
         return None
-    man, exp = v.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    sign, man, exp, bc = v._mpf_  # (mpf.man_exp drops the sign: -1.5 gives (3, -1))
+    if man and abs(exp + bc) > 4200:  # beyond every dtype: no giant rationals
+        return None
+    q = Fraction(int(man)) * Fraction(2) ** int(exp)
+    return -q if sign else q
 
 
 def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
@@ -253,7 +501,7 @@ def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
         mp_env = {k: mpmath.mpf(q.numerator) / q.denominator for k, q in env.items()}
         r = _mp_eval(node, mp_env)
         q = _mp_to_fraction(r)
-        return float(r) if q is None else q
+        return float(r) if q is None else q  # float(r) of a huge/tiny value is +-inf/0
 
 
 # ----------------------------------------------------------------------------- the public entry
@@ -297,12 +545,21 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
 
     done = np.zeros(size, dtype=bool)
     proven = 0
-    if is_rational(node):
+    rational = is_rational(node)
+    transcendental = not rational and out_kind.is_float and enclosable(rewrite(node))
+    if transcendental:
+        try:
+            ziv.check_literals(node)
+        except ziv.Undecided as exc:
+            raise _formula_error(spec, node, str(exc)) from None
+    out_float = np.zeros(size, dtype=out_kind.numpy) if out_kind.is_float else None
+    enode = rewrite(node) if transcendental else node  # what the enclosures evaluate
+    if rational or transcendental:
         zeros = np.zeros(size)
         env = {k: _Iv(np.where(finite, v, 0.0), zeros, big) for k, v in env64.items()}
         env.update({k: _Iv(np.full(size, v), zeros, np.zeros(size, dtype=bool)) for k, v in attrs64.items()})
         with np.errstate(all="ignore"):
-            iv = _Interval(env, size).eval(node)
+            iv = _Interval(env, size).eval(enode)
         if out_kind.is_float:
             r, ok = _accept_float(iv, out_dtype)
             ok &= finite
@@ -314,6 +571,41 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
         done |= ok
     else:
         ok = np.zeros(size, dtype=bool)
+
+    if transcendental:  # second pass in long double on what float64 left undecided, then Ziv in mpmath
+        todo = np.flatnonzero(~done & finite)
+        if len(todo) and libm.LONGDOUBLE_OK and enclosable(enode, np.longdouble):
+            m = len(todo)
+            zl = np.zeros(m, dtype=np.longdouble)
+            env = {k: _Iv(v[todo].astype(np.longdouble), zl, big[todo]) for k, v in env64.items()}
+            env.update({k: _Iv(np.full(m, v, dtype=np.longdouble), zl, np.zeros(m, dtype=bool)) for k, v in attrs64.items()})
+            with np.errstate(all="ignore"):
+                iv_ld = _Interval(env, m, np.longdouble).eval(enode)
+            r_ld, ok_ld = _accept_float_ld(iv_ld, out_dtype)
+            idx = todo[ok_ld]
+            out_float[idx] = round_float64(r_ld[ok_ld], out_dtype)
+            ok[idx] = True
+            done[idx] = True
+            proven += len(idx)
+            todo = todo[~ok_ld]
+        ieee_t = None
+        for i in todo:
+            try:
+                val, exact_zero = ziv.decide(enode, {**{k: env64[k][i] for k in names}, **attrs64}, out_dtype)
+            except ziv.Undecided as exc:
+                point = ", ".join(f"{k} = {float(env64[k][i])!r}" for k in names)
+                raise _formula_error(spec, node, f"at {point}: {exc}") from None
+            if exact_zero:
+                if ieee_t is None:
+                    with np.errstate(all="ignore"):
+                        ieee_t = np.broadcast_to(evaluate(node, {**env64, **attrs64}), (size,))
+                val = math.copysign(0.0, ieee_t[i]) if ieee_t[i] == 0 else 0.0
+            out_float[i] = round_float64(np.array([val]), out_dtype)[0]
+            ok[i] = True
+            done[i] = True
+        mp_count = len(todo)
+    else:
+        mp_count = 0
 
     # non-finite inputs: the spec's special-value outcomes
     special_idx = np.flatnonzero(~finite)
@@ -365,7 +657,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                 np.array([int(t) for t in r[ok]], dtype=object).astype(target)
         if len(rest):
             y[rest] = np.array(exact_vals, dtype=object).astype(target)
-    return Golden(y.reshape(shape), proven, len(rest), len(special_idx), overflow.reshape(shape))
+    return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape))
 
 
 def special_categories(inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -395,9 +687,17 @@ def _specials(spec, node, env, attrs, out_dtype, standard) -> np.ndarray:
             out[mask] = np.nan
         elif outcome == "zero":
             out[mask] = 0.0
-        elif outcome == "limit":
+        elif outcome == "limit":  # the formula at +-1e300 (as compare's `limit`), bounded evaluation
             for i in np.flatnonzero(mask):
-                point = {k: (math.copysign(1e300, v[i]) if math.isinf(v[i]) else v[i]) for k, v in env.items()}
-                q = exact_value(node, {**point, **attrs})
-                out[i] = q if isinstance(q, float) else round_fraction(q, out_dtype)
+                point = {**{k: (math.copysign(1e300, v[i]) if math.isinf(v[i]) else v[i]) for k, v in env.items()},
+                         **attrs}
+                if is_rational(node) or not dt.get(out_dtype).is_float:
+                    q = exact_value(node, point)
+                    out[i] = q if isinstance(q, float) else round_fraction(q, out_dtype)
+                else:
+                    try:
+                        val, _ = ziv.decide(node, point, out_dtype)
+                    except ziv.Undecided as exc:
+                        raise _formula_error(spec, node, f"limit at {category}: {exc}") from None
+                    out[i] = val
     return out

@@ -1,0 +1,111 @@
+"""Golden values of transcendental formulas: correctly rounded (against mpmath at 2600 bits), decided
+by the float64/long double enclosures for all but a few elements, and bounded."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from specgen import dtypes as dt
+from specgen.errors import SpecError
+from specgen.formula.parser import parse_formula
+from specgen.generate.exact import golden, rewrite
+from specgen.numerics.ulp import from_ordered, round_fraction
+from specgen.numerics.ulp import ordered as to_ordered
+from specgen.numerics import ziv
+from specgen.spec.loader import load_all
+
+SPECS = load_all()
+ORACLE = {
+    "elu": lambda x, a: x if x >= 0 else a["alpha"] * mpmath.expm1(x),
+    "softplus": lambda x, a: mpmath.log1p(mpmath.exp(a["steepness"] * x)) / a["steepness"],
+}
+
+
+def _oracle(op, x: float, attrs, dtype) -> float:
+    with mpmath.workprec(2600):
+        v = ORACLE[op](mpmath.mpf(x), {k: mpmath.mpf(v) for k, v in attrs.items()})
+        sign, man, exp, bc = mpmath.mpf(v)._mpf_ if v != 0 else (0, 0, 0, 0)
+        if not man:
+            return 0.0
+        if exp + bc > 1100:
+            return -math.inf if sign else math.inf
+        if exp + bc < -1200:
+            return -0.0 if sign else 0.0
+        return float(round_fraction((-1) ** sign * Fraction(man) * Fraction(2) ** exp, dtype))
+
+
+def _values(dtype, count, seed):
+    npd = dt.get(dtype).numpy
+    rng = np.random.default_rng(seed)
+    import ml_dtypes
+    big = float(ml_dtypes.finfo(npd).max) if dtype == "bfloat16" else float(np.finfo(npd).max)
+    top = int(to_ordered(np.array([big]).astype(npd), dtype)[0])
+    return np.concatenate([rng.uniform(-40, 40, count // 2).astype(npd),
+                           from_ordered(rng.integers(-top, top, count - count // 2), dtype)])
+
+
+@pytest.mark.parametrize("op,attrs", [("elu", {"alpha": 1.0}), ("elu", {"alpha": float(np.float32(0.35))}),
+                                      ("softplus", {"steepness": 1.0}), ("softplus", {"steepness": -2.0})])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_correctly_rounded_against_mpmath(op, attrs, dtype):
+    if op == "softplus" and dtype == "float64":
+        pytest.skip("Softplus lists no float64")
+    x = _values(dtype, 200, 11)
+    g = golden(SPECS[op], {"x": x}, attrs, dtype, "directml")
+    for xi, yi in zip(x.astype(np.float64), g.y.astype(np.float64)):
+        want = _oracle(op, float(xi), attrs, dtype)
+        assert yi == want and (want != 0 or math.copysign(1, yi) == math.copysign(1, want) or xi == 0), (op, xi, yi, want)
+
+
+@pytest.mark.parametrize("op,attrs", [("elu", {"alpha": 1.0}), ("softplus", {"steepness": 1.0})])
+def test_narrow_outputs_need_no_mpmath(op, attrs):
+    for dtype in ("float32", "float16", "bfloat16"):
+        x = _values(dtype, 30_000, 5)
+        g = golden(SPECS[op], {"x": x}, attrs, dtype, "directml")
+        assert g.exact <= 20, (op, dtype, g.exact)  # tiny arguments near 0 at most
+
+
+def test_float64_outputs_go_to_mpmath_only_near_rounding_boundaries():
+    x = _values("float64", 30_000, 5)
+    g = golden(SPECS["elu"], {"x": x}, {"alpha": 1.0}, "float64", "onnx")
+    assert g.exact < 0.01 * x.size  # long double decides ~99% of the inexact ones
+
+
+def test_rewrites_are_the_exact_identities():
+    f = parse_formula("alpha * (exp(x) - 1) + log(1 + exp(x)) - log(exp(x) + 1)", ["x"], ["alpha"])
+    text = repr(rewrite(f))
+    assert "expm1" in text and "log1p" in text and "'max'" in text and "'abs'" in text
+
+
+def test_an_undecidable_element_is_a_spec_error_naming_the_formula():
+    spec = SPECS["elu"]
+    node = parse_formula("exp(x) - exp(x) + 1.000000059604644775390625", ["x"], [])  # 1 + 2^-24: a float32 midpoint
+
+    class Fake:
+        id, path, formula = "fake", "specs/fake.yaml", node
+        special_values = {}
+
+        def formula_for(self, standard):
+            return node
+    with pytest.raises(SpecError) as exc:
+        golden(Fake(), {"x": np.array([0.5], dtype=np.float32)}, {}, "float32")
+    assert "specs/fake.yaml" in str(exc.value) and "np.exp(x) - np.exp(x)" in str(exc.value)
+    assert "4096 bits" in str(exc.value)
+    del spec
+
+
+def test_mpmath_rounding_never_builds_huge_rationals():
+    huge = mpmath.mpf(2) ** (2 ** 200)
+    assert ziv.round_mpf(huge._mpf_, "float32") == math.inf
+    assert ziv.round_mpf((1 / huge)._mpf_, "float16") == 0.0
+
+
+def test_the_mpmath_fallback_keeps_the_sign():
+    # mpf.man_exp drops the sign; the old 256-bit tier made every negative transcendental value positive
+    from specgen.generate.exact import exact_value
+    node = parse_formula("where(x >= 0, x, alpha * (exp(x) - 1))", ["x"], ["alpha"])
+    assert exact_value(node, {"x": -1.0, "alpha": 1.0}) < 0
