@@ -248,7 +248,9 @@ def test_tolerances_come_from_the_spec():
 
 def test_the_committed_corpus_stays_small():
     size = sum(p.stat().st_size for p in (ROOT / "generated").rglob("*") if p.is_file() and "exhaustive" not in p.parts)
-    assert size < 6 * 2 ** 20, size  # 5.02 MiB with four standards and PRelu (docs/vectors.md)
+    # 6.7 MiB with six operators and four standards (docs/vectors.md); issue 10's budget for the whole
+    # activation family is 25 MB, so each operator may take about 1 MiB
+    assert size < 8 * 2 ** 20, size
 
 
 def test_every_test_attribute_set_of_a_spec_has_cases_in_every_standard():

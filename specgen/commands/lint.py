@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from specgen.errors import Problem, SpecError
-from specgen.formula.breakpoints import lint_problems as breakpoint_problems
+from specgen.generate.corpus import breakpoint_problems
 from specgen.resources import specs_dir
 from specgen.spec.loader import STANDARDS_FILE, check_file, load_standards, spec_files
 
@@ -46,7 +46,7 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
                 problems.append(Problem(display, None, "id", f"id {spec.id!r} is also used by {seen_ids[spec.id]}"))
                 continue
             seen_ids[spec.id] = display
-            unlocated = breakpoint_problems(spec, display)
+            unlocated = breakpoint_problems(spec)
             problems.extend(Problem(display, None, "formula", msg) for msg in unlocated)
             if not unlocated:
                 ok.append(spec.id)

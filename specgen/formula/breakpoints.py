@@ -306,21 +306,3 @@ def _analyse(node: n.Node, variable: str, attributes: tuple) -> Analysis:
                 result.unsolved.append(f"{label} ({_position(lhs)}): {exc}")
     result.breakpoints = sorted(found.values(), key=lambda b: b.value)
     return result
-
-
-def lint_problems(spec, display: str) -> list[str]:
-    """Messages for the equations of ``spec``'s formulas (each standard's) that cannot be analysed
-    with any attribute set the corpus will use: ``FILE: formula: ...`` lines for ``specgen lint``."""
-    from specgen.generate.corpus import attribute_sets
-    out: list[str] = []
-    for key in spec.standards:
-        node = spec.formula_for(key)
-        for aset in attribute_sets(spec, key):
-            for inp in spec.inputs:
-                others = dict(aset.values)
-                others.update({o.name: 1.0 for o in spec.inputs if o.name != inp.name})  # others held at 1
-                for u in analyse(node, inp.name, others).unsolved:
-                    msg = f"breakpoints of {u} cannot be located (standard {key}, attributes {aset.name})"
-                    if msg not in out:
-                        out.append(msg)
-    return out

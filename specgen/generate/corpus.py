@@ -593,3 +593,24 @@ def exhaustive_cases(spec, writer: CorpusWriter) -> int:
                            file=f"{spec.id}/{std.key}-{ver.version}-{dtype}.bin")
                 count += 1
     return count
+
+
+def breakpoint_problems(spec) -> list[str]:
+    """The equations of ``spec``'s formulas (each standard's) whose breakpoints cannot be located with
+    any attribute set the corpus uses, the other inputs held at each held value: for ``specgen lint``."""
+    from specgen.formula.breakpoints import analyse
+
+    out: list[str] = []
+    for key, std in spec.standards.items():
+        node = spec.formula_for(key)
+        dtypes = [d for v in std.versions for d in v.dtypes(spec.inputs[0].name)]
+        held = held_values(next((d for d in dtypes if dt.get(d).is_float), dtypes[0])) if dtypes else [1.0]
+        for aset in attribute_sets(spec, key):
+            for inp in spec.inputs:
+                for value in held if len(spec.inputs) > 1 else held[:1]:
+                    others = {**aset.values, **{o.name: value for o in spec.inputs if o.name != inp.name}}
+                    for u in analyse(node, inp.name, others).unsolved:
+                        msg = f"breakpoints of {u} cannot be located (standard {key}, attributes {aset.name})"
+                        if msg not in out:
+                            out.append(msg)
+    return out

@@ -313,11 +313,21 @@ def int_range(dtype: str) -> tuple[int, int]:
 
 
 def _mpf_to_fraction(x):
+    """An mpmath number as an exact Fraction (float nan/inf when not finite). Reads mpmath's
+    (sign, mantissa, exponent, bits) tuple: ``man_exp`` drops the sign. Values beyond every dtype's
+    range are capped at 2**+-1100 (they round to inf or to a zero of their sign anyway), so no
+    rational of unbounded size is built."""
     import mpmath
 
     x = mpmath.mpf(x)
     if mpmath.isnan(x) or mpmath.isinf(x):
         return float(x)
-    man, exp = x.man_exp if hasattr(x, "man_exp") else mpmath.frexp(x)
-    man = int(man)
-    return Fraction(man) * (Fraction(2) ** int(exp)) if exp >= 0 else Fraction(man, 2 ** int(-exp))
+    sign, man, exp, bc = x._mpf_
+    if not man:
+        return Fraction(0)
+    s = -1 if sign else 1
+    if exp + bc > 1100:
+        return s * Fraction(2) ** 1100
+    if exp + bc < -1200:
+        return s * Fraction(1, 2 ** 1200)
+    return s * (Fraction(int(man)) * Fraction(2) ** int(exp))
