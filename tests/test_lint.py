@@ -67,8 +67,7 @@ def test_formula_error_columns_point_at_the_token_in_the_file():
                  "formula_attribute_access", "formula_string_literal", "formula_lambda",
                  "standard_formula_unknown_name"):
         line = (FIXTURES / f"{name}.expected").read_text().splitlines()[0]
-        number = int(line.split(":")[1])
-        column = int(line.split("column ")[1].split(":")[0])
+        number, column = int(line.split(":")[1]), int(line.split(":")[2])  # FILE:LINE:COLUMN: key: message
         token = ast.literal_eval(line.rsplit("(token ", 1)[1][:-1])  # the message shows repr(token)
         source_line = (FIXTURES / f"{name}.yaml").read_text().splitlines()[number - 1]
         assert source_line[column - 1:].startswith(token), (name, source_line, column, token)

@@ -144,7 +144,12 @@ class StandardInfo:
     layout_source: str = ""
 
     def label(self, version: str) -> str:
-        return self.version_label.format(version=version)
+        from specgen.spec.safe_format import fill  # no str.format on spec text (issue 15)
+        return fill(self.version_label, version=version)
+
+    def tensor_type_name(self, type_param: str) -> str:
+        from specgen.spec.safe_format import fill
+        return fill(self.tensor_type, type_param=type_param)
 
     def dtype_name(self, dtype: str) -> str:
         return self.dtype_names[dtype]
