@@ -50,15 +50,15 @@ def hard_sigmoid(x, alpha=None, beta=None, *, standard='onnx', version=None):
     """HardSigmoid of ``x`` as ``standard`` (directml, onnx, onednn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
-    x = np.asarray(x)
-    attrs = _attributes(standard, {'alpha': alpha, 'beta': beta})
-    _check_dtype(standard, version, x.dtype)
-    formula = FORMULA[standard]
+    _x = np.asarray(x)
+    _attrs = _attributes(standard, {'alpha': alpha, 'beta': beta})
+    _check_dtype(standard, version, _x.dtype)
+    _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
-        wide = x.astype(np.float64)
-        y = formula(wide, attrs['alpha'], attrs['beta'])
-        y = np.where(np.isnan(wide), np.nan, y)  # nan: nan
-    return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+        _wide = _x.astype(np.float64)
+        _y = _fn(_wide, _attrs['alpha'], _attrs['beta'])
+        _y = np.where(np.isnan(_wide), np.nan, _y)  # nan: nan
+    return _narrow(np.asarray(_y, dtype=np.float64), _x.dtype)
 
 
 def _attributes(standard, given):

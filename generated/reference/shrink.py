@@ -77,16 +77,16 @@ def shrink(x, bias=None, threshold=None, *, standard='onnx', version=None):
     """Shrink of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
-    x = np.asarray(x)
-    attrs = _attributes(standard, {'bias': bias, 'threshold': threshold})
-    _check_dtype(standard, version, x.dtype)
-    if x.dtype.kind in "iu":
-        return _integer(x, attrs, FORMULA_EXACT[standard])
-    formula = FORMULA[standard]
+    _x = np.asarray(x)
+    _attrs = _attributes(standard, {'bias': bias, 'threshold': threshold})
+    _check_dtype(standard, version, _x.dtype)
+    if _x.dtype.kind in "iu":
+        return _integer(_x, _attrs, FORMULA_EXACT[standard])
+    _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
-        wide = x.astype(np.float64)
-        y = formula(wide, attrs['bias'], attrs['threshold'])
-    return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+        _wide = _x.astype(np.float64)
+        _y = _fn(_wide, _attrs['bias'], _attrs['threshold'])
+    return _narrow(np.asarray(_y, dtype=np.float64), _x.dtype)
 
 
 def _attributes(standard, given):

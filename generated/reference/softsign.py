@@ -45,16 +45,16 @@ def softsign(x, *, standard='onnx', version=None):
     """Softsign of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
-    x = np.asarray(x)
-    attrs = _attributes(standard, {})
-    _check_dtype(standard, version, x.dtype)
-    formula = FORMULA[standard]
+    _x = np.asarray(x)
+    _attrs = _attributes(standard, {})
+    _check_dtype(standard, version, _x.dtype)
+    _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
-        wide = x.astype(np.float64)
-        y = formula(wide)
-        y = np.where(wide == np.inf, formula(np.float64(1e300)), y)  # pos_inf: the limit
-        y = np.where(wide == -np.inf, formula(np.float64(-1e300)), y)  # neg_inf: the limit
-    return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+        _wide = _x.astype(np.float64)
+        _y = _fn(_wide)
+        _y = np.where(_wide == np.inf, _fn(np.float64(1e300)), _y)  # pos_inf: the limit
+        _y = np.where(_wide == -np.inf, _fn(np.float64(-1e300)), _y)  # neg_inf: the limit
+    return _narrow(np.asarray(_y, dtype=np.float64), _x.dtype)
 
 
 def _attributes(standard, given):

@@ -203,17 +203,23 @@ def load_spec(path: str | Path, standards: dict[str, m.StandardInfo] | None = No
 def load_all(directory: str | Path | None = None) -> dict[str, m.OpSpec]:
     """Every operator spec in a directory (default: the bundled specs/), keyed by id, sorted."""
     directory = Path(directory) if directory else specs_dir()
-    std_path = directory / STANDARDS_FILE
-    standards = load_standards(std_path if std_path.is_file() else None)
+    standards = load_standards(semantic.standards_file(directory))
     problems: list[Problem] = []
     specs: dict[str, m.OpSpec] = {}
+    by_path: dict[str, m.OpSpec] = {}
     for path in spec_files(directory):
+        outside = semantic.outside_directory(path, directory)
+        if outside is not None:
+            problems.append(outside)
+            continue
         spec, found = check_file(path, standards)
         problems.extend(found)
         if spec is not None:
             if spec.id in specs:
                 problems.append(Problem(str(path), None, "id", f"id {spec.id!r} is also used by {specs[spec.id].path}"))
             specs[spec.id] = spec
+            by_path[str(path)] = spec
+    problems.extend(semantic.check_unique(by_path))
     if problems:
         raise SpecError(problems)
     return dict(sorted(specs.items()))

@@ -8,17 +8,21 @@
   conversion or format spec (specgen.spec.safe_format fills them);
 - numbers: attribute defaults and test attribute values must be finite and representable in
   their storage type (a nonzero value that rounds to 0 in float32 is an error, not a silent 0.0);
-- cross-file: one operator per id, per name and per standard operator name in a specs directory.
+- cross-file: one operator per id, per name and per standard operator name in a specs directory;
+  a specs directory carries its own _standards.yaml (a regular file: never a silent fallback to
+  the bundled one) and its spec files are regular files inside it.
 """
 from __future__ import annotations
 
 import builtins
 import keyword
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 
-from specgen.errors import Problem
+from specgen.errors import Problem, SpecError
 from specgen.spec import safe_format
 from specgen.spec.yaml_source import Document, join_keypath
 
@@ -31,6 +35,7 @@ GENERATED_NAMES = frozenset({
 })
 RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins)) | GENERATED_NAMES
 
+STANDARDS_FILE = "_standards.yaml"
 TEMPLATE_FIELDS = {"version_label": ("version",), "tensor_type": ("type_param",)}
 
 _FLOAT32 = np.finfo(np.float32)
@@ -129,6 +134,27 @@ def check_standards(doc: Document) -> list[Problem]:
     return out
 
 
+def standards_file(directory) -> Path:
+    """The _standards.yaml of a specs directory; SpecError when it has none (reading it refuses a
+    directory, a symlink loop or any other non-regular file)."""
+    path = Path(directory) / STANDARDS_FILE
+    if not os.path.lexists(path):
+        raise SpecError([Problem(str(path), None, "", f"no {STANDARDS_FILE}: a specs directory carries its own registry "
+                                                      f"of standards (copy specs/{STANDARDS_FILE})")])
+    return path
+
+
+def outside_directory(path: Path, directory) -> Problem | None:
+    """A spec file that is a symbolic link out of its specs directory is not read."""
+    try:
+        inside = Path(path).resolve().is_relative_to(Path(directory).resolve())
+    except (OSError, RuntimeError):  # a symlink loop: reading it reports that
+        return None
+    if inside:
+        return None
+    return Problem(str(path), None, "", "a symbolic link out of the specs directory; only files inside it are read")
+
+
 def check_unique(specs: dict) -> list[Problem]:
     """One operator per id, name and standard operator name across a specs directory.
 
@@ -137,7 +163,7 @@ def check_unique(specs: dict) -> list[Problem]:
     out: list[Problem] = []
     seen: dict[tuple, str] = {}
     for path, spec in specs.items():
-        keys = [("id", spec.id, "id"), ("name", spec.name, "name")]
+        keys = [("name", spec.name, "name")]  # ids: the loader already refuses a second file with an id
         keys += [(f"standards.{k}.operator", (k, s.operator, s.domain), f"{s.info.title} operator {s.operator!r}")
                  for k, s in spec.standards.items()]
         for keypath, value, what in keys:
