@@ -54,7 +54,7 @@ def test_every_expected_line_names_its_file_and_a_line_where_the_file_has_one():
     for name in CASES:
         for line in (FIXTURES / f"{name}.expected").read_text().splitlines():
             assert line.startswith(f"{name}.yaml")
-            if name not in ("empty_file", "comment_only"):
+            if name not in ("empty_file", "comment_only", "bom_only"):
                 assert line.startswith(f"{name}.yaml:"), line
                 number = int(line.split(":")[1])
                 assert 1 <= number <= len((FIXTURES / f"{name}.yaml").read_text().splitlines())

@@ -82,6 +82,13 @@ def _explain(error) -> list[tuple[tuple, str]]:
     v, value, sch = error.validator, error.instance, error.schema
     if isinstance(sch, dict) and "x-message" in sch and v == "not":
         return [(path, sch["x-message"])]
+    if "propertyNames" in error.relative_schema_path and isinstance(value, str):  # a key, checked as a name
+        keypath = path + (value,)
+        if v in ("enum", "const"):
+            allowed = error.validator_value if v == "enum" else [error.validator_value]
+            return [(keypath, f"unknown key {value!r}; expected one of: {_choices(allowed)}")]
+        if v == "pattern":
+            return [(keypath, f"{value!r} is not a valid {sch.get('x-what', 'key')}")]
     if v in ("anyOf", "oneOf"):
         # the branch of the instance's own type says most ("min: -1" rather than "not 'unspecified'")
         typed = [e for e in error.context if e.validator != "type" and e.validator != "const"
@@ -108,15 +115,11 @@ def _explain(error) -> list[tuple[tuple, str]]:
             if k not in allowed:
                 out.append((path + (k,), f"unknown key {k!r}; expected one of: {', '.join(allowed)}"))
         return out
-    if v == "propertyNames":
-        return [(path, f"key {_kind(value)} is not a valid {sch.get('propertyNames', {}).get('x-what', 'key')}")]
     if v == "type":
         types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         return [(path, f"must be {' or '.join(_TYPE_WORDS[t] for t in types)}, got {_kind(value)}")]
     if v in ("enum", "const"):
         allowed = error.validator_value if v == "enum" else [error.validator_value]
-        if path and isinstance(path[-1], str) and path[-1] == value:  # a key checked by propertyNames
-            return [(path, f"unknown key {value!r}; expected one of: {_choices(allowed)}")]
         return [(path, f"{_kind(value)} is not allowed; expected one of: {_choices(allowed)}")]
     if v == "pattern":
         return [(path, f"{value!r} is not a valid {sch.get('x-what', 'value')}")]
