@@ -13,11 +13,9 @@ import importlib.util
 import os
 import re
 import shutil
-import sys
 import time
 from pathlib import Path
 
-import jinja2
 import jsonschema
 import pytest
 from click.testing import CliRunner

@@ -419,7 +419,7 @@ def _invoke(args: list[str]) -> tuple[str, int, str]:
 
 
 def run_trial(trial: Trial, work: Path) -> dict:
-    from specgen.generate.tree import README, import_generated
+    from specgen.generate.tree import README
     base = work / f"trial-{trial.seed}-{trial.index}"
     specs, out, cwd = base / "specs", base / "out", base / "cwd"
     write_trial(trial, specs)
