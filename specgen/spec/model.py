@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from specgen.formula.nodes import Node
+from specgen.spec.safe_format import fill
 
 SAME_PROPERTIES = ("data_type", "dimension_count", "sizes")
 
@@ -144,11 +145,9 @@ class StandardInfo:
     layout_source: str = ""
 
     def label(self, version: str) -> str:
-        from specgen.spec.safe_format import fill  # no str.format on spec text (issue 15)
-        return fill(self.version_label, version=version)
+        return fill(self.version_label, version=version)  # never str.format on spec text (issue 15)
 
     def tensor_type_name(self, type_param: str) -> str:
-        from specgen.spec.safe_format import fill
         return fill(self.tensor_type, type_param=type_param)
 
     def dtype_name(self, dtype: str) -> str:
