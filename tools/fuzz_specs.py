@@ -49,6 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 OPS = ("hard_sigmoid", "shrink", "softsign")
 GOOD = ("ok", "clean-error")
+KINDS = GOOD + ("traceback", "hang", "memory", "unnamed-error", "tree-changed", "outside-write", "import-error",
+                "side-effect")
 MEMORY_LIMIT = 3 << 30  # address space of a worker (numpy and the generator need well under 1 GiB)
 CANARY = "CANARY"
 
@@ -586,7 +588,7 @@ def run(seed: int, indices: list[int], timeout: float = 60.0, memory: int = MEMO
 
 
 def summarize(results: list[dict]) -> dict:
-    kinds: dict[str, int] = {}
+    kinds: dict[str, int] = {k: 0 for k in KINDS}
     for r in results:
         kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
     stages: dict[str, int] = {}
