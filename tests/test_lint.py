@@ -1,6 +1,6 @@
 """`specgen lint` on the broken-spec fixtures (each with the exact lines it must print) and on the
 bundled specs. Every fixture lives in tests/fixtures/broken_specs/ as NAME.yaml next to
-NAME.expected: the exact `FILE:LINE: key.path: message` lines, file names relative to that folder.
+NAME.expected: the exact `FILE:LINE:COLUMN: key.path: message` lines, file names relative to that folder.
 """
 from __future__ import annotations
 
