@@ -459,3 +459,21 @@ def test_show_of_a_spec_never_formats_spec_text_with_str_format():
     for path in (ROOT / "specgen" / "render" / "show.py", ROOT / "specgen" / "spec" / "model.py"):
         text = path.read_text()
         assert "version_label.format(" not in text and "tensor_type.format(" not in text
+
+
+@pytest.mark.parametrize("formula", ["not x", "x == x and x != x or x < x", "x if x else x",
+                                     "expm1(x) - log1p(x)", "pow(x, 1000)", "pow(2, pow(2, pow(2, x)))"])
+def test_formulas_the_fuzzer_found_end_quickly_in_success_or_a_clean_error(formula, tmp_path):
+    """Found by tools/fuzz_specs.py (seeds 101 and 102): a number used as a condition was a
+    NotRational traceback; the limit at 1e300 of expm1 or pow built an exact fraction of ~1e300
+    bits (a hang)."""
+    def edit(op, text):
+        return without_examples(re.sub(r"(?m)^formula: .*$", f"formula: '{formula}'", text))
+    d = spec_dir(tmp_path, "softsign", edit=edit)
+    assert lint(d)[0] == 0
+    start = time.perf_counter()
+    code, output = generate("--specs", d, "--out", tmp_path / "out")
+    assert time.perf_counter() - start < 60
+    assert code in (0, 1) and "Traceback" not in output, output
+    if code == 1:
+        assert f"{d}/softsign.yaml" in output and "generate cannot handle this spec" in output

@@ -236,7 +236,14 @@ def _mp_to_fraction(v) -> Fraction | None:
     if not mpmath.isfinite(v):
         return None
     man, exp = v.man_exp
+    if man and not -_FAR_EXPONENT < int(exp) + int(man).bit_length() < _FAR_EXPONENT:
+        return None  # far outside float64: rounds to +-inf or +-0 in every dtype, which float(v) gives (issue 15)
     return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+# Beyond 2**2200 (or below 2**-2200) a value is far outside every dtype's range; its exact fraction
+# (expm1(1e300) has about 1.4e300 bits) would never finish, so it is never built.
+_FAR_EXPONENT = 2200
 
 
 def exact_value(node, values: Mapping[str, object]) -> Fraction | float:

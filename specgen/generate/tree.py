@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from specgen.errors import Problem, SpecError
+from specgen.formula.breakpoints import NotRational
 from specgen.generate import corpus as cp
 from specgen.generate import render
 from specgen.spec.loader import load_all
@@ -76,7 +77,7 @@ def _generating(spec, stage: str):
         yield
     except SpecError:
         raise
-    except (ArithmeticError, ValueError, LookupError, TypeError, MemoryError, RecursionError) as exc:
+    except (ArithmeticError, ValueError, LookupError, TypeError, MemoryError, RecursionError, NotRational) as exc:
         if os.environ.get("SPECGEN_TRACEBACK"):
             raise
         text = " ".join(str(exc).split())[:300] or "(no message)"
