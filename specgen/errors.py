@@ -6,15 +6,19 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem found in a spec file, rendered as ``FILE:LINE: key.path: message``."""
+    """One problem found in a spec file, rendered as ``FILE:LINE:COLUMN: key.path: message``
+    (``FILE:LINE:`` where the column is not known, ``FILE:`` where the line is not)."""
 
     file: str
     line: int | None
     keypath: str
     message: str
+    column: int | None = None
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
+        if self.line and self.column:
+            where += f":{self.column}"
         key = self.keypath or "<document>"
         return f"{where}: {key}: {self.message}"
 

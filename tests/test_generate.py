@@ -89,7 +89,7 @@ def test_a_broken_spec_gives_positions_and_leaves_generated_alone(built, tmp_pat
     code, output = _invoke("--specs", str(specs), "--out", str(target))
     assert code == 1
     assert "Traceback" not in output
-    assert "shrink.yaml:" in output and "formula: column" in output and "treshold" in output
+    assert "shrink.yaml:" in output and "formula: unknown name" in output and "treshold" in output
     assert "left as it was" in output
     assert _digest(target) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["generated", "specs"]  # no temporary leftovers

@@ -59,6 +59,7 @@ def test_wheel_bundles_specs_and_templates(installed):
     assert "specgen/_bundled/specs/_standards.yaml" in names
     assert "specgen/_bundled/specs/hard_sigmoid.yaml" in names
     assert "specgen/_bundled/templates/show/directml.md.j2" in names
+    assert "specgen/schemas/operator.schema.json" in names and "specgen/schemas/standards.schema.json" in names
 
 
 def test_installed_package_imports_from_the_venv_and_finds_bundled_files(installed):

@@ -64,23 +64,22 @@ FORMULA_EXACT = {'directml': _formula_exact, 'onnx': _formula_exact, 'webnn': _f
 
 
 def prelu(x, slope, *, standard='onnx', version=None):
-    """PRelu of ``x``, ``slope`` as ``standard`` (directml, onnx, webnn) defines it; ``version``
+    """PRelu of ``x`` and ``slope`` as ``standard`` (directml, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Inputs broadcast against each other
     (numpy rules; which shapes a standard allows is the validation module's business). Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
-    x = np.asarray(x)
-    slope = np.asarray(slope)
-    attrs = _attributes(standard, {})
-    _check_dtype(standard, version, x.dtype)
-    if standard in CAST_TO_INPUT and x.dtype.kind == "f":
-        attrs = {k: float(np.float64(v).astype(x.dtype)) for k, v in attrs.items()}
-    if x.dtype.kind in "iu":
-        return _integer([x, slope], attrs, FORMULA_EXACT[standard])
-    formula = FORMULA[standard]
+    _inputs = [np.asarray(x), np.asarray(slope)]
+    _attrs = _attributes(standard, {})
+    _check_dtype(standard, version, _inputs[0].dtype)
+    if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
+        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    if _inputs[0].dtype.kind in "iu":
+        return _integer(_inputs, _attrs, FORMULA_EXACT[standard])
+    _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
-        wide = np.broadcast_arrays(x.astype(np.float64), slope.astype(np.float64))
-        y = formula(*wide)
-        return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+        _wide = np.broadcast_arrays(*[_v.astype(np.float64) for _v in _inputs])
+        _y = _fn(*_wide)
+        return _narrow(np.asarray(_y, dtype=np.float64), _inputs[0].dtype)
 
 
 def _special_inputs(wide):

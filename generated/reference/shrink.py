@@ -80,18 +80,18 @@ def shrink(x, bias=None, threshold=None, *, standard='onnx', version=None):
     """Shrink of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
-    x = np.asarray(x)
-    attrs = _attributes(standard, {'bias': bias, 'threshold': threshold})
-    _check_dtype(standard, version, x.dtype)
-    if standard in CAST_TO_INPUT and x.dtype.kind == "f":
-        attrs = {k: float(np.float64(v).astype(x.dtype)) for k, v in attrs.items()}
-    if x.dtype.kind in "iu":
-        return _integer([x], attrs, FORMULA_EXACT[standard])
-    formula = FORMULA[standard]
+    _inputs = [np.asarray(x)]
+    _attrs = _attributes(standard, {'bias': bias, 'threshold': threshold})
+    _check_dtype(standard, version, _inputs[0].dtype)
+    if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
+        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    if _inputs[0].dtype.kind in "iu":
+        return _integer(_inputs, _attrs, FORMULA_EXACT[standard])
+    _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
-        wide = np.broadcast_arrays(x.astype(np.float64))
-        y = formula(*wide, attrs['bias'], attrs['threshold'])
-        return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+        _wide = np.broadcast_arrays(*[_v.astype(np.float64) for _v in _inputs])
+        _y = _fn(*_wide, _attrs['bias'], _attrs['threshold'])
+        return _narrow(np.asarray(_y, dtype=np.float64), _inputs[0].dtype)
 
 
 def _special_inputs(wide):

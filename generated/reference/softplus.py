@@ -48,16 +48,16 @@ def softplus(x, steepness=None, *, standard='directml', version=None):
     """Softplus of ``x`` as ``standard`` (directml, onednn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
-    x = np.asarray(x)
-    attrs = _attributes(standard, {'steepness': steepness})
-    _check_dtype(standard, version, x.dtype)
-    if standard in CAST_TO_INPUT and x.dtype.kind == "f":
-        attrs = {k: float(np.float64(v).astype(x.dtype)) for k, v in attrs.items()}
-    formula = FORMULA[standard]
+    _inputs = [np.asarray(x)]
+    _attrs = _attributes(standard, {'steepness': steepness})
+    _check_dtype(standard, version, _inputs[0].dtype)
+    if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
+        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
-        wide = np.broadcast_arrays(x.astype(np.float64))
-        y = formula(*wide, attrs['steepness'])
-        return _narrow(np.asarray(y, dtype=np.float64), x.dtype)
+        _wide = np.broadcast_arrays(*[_v.astype(np.float64) for _v in _inputs])
+        _y = _fn(*_wide, _attrs['steepness'])
+        return _narrow(np.asarray(_y, dtype=np.float64), _inputs[0].dtype)
 
 
 def _special_inputs(wide):

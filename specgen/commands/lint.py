@@ -8,12 +8,14 @@ import click
 from specgen.errors import Problem, SpecError
 from specgen.generate.corpus import breakpoint_problems
 from specgen.resources import specs_dir
+from specgen.spec import semantic
 from specgen.spec.loader import STANDARDS_FILE, check_file, load_standards, spec_files
 
 
 def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
     """Lint files and directories; returns (ids of valid specs, problems)."""
     targets: list[tuple[Path, str]] = []
+    early: list[Problem] = []
     if not paths:
         base = specs_dir()
         targets = [(p, str(p)) for p in spec_files(base)]
@@ -23,9 +25,14 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
         for raw in paths:
             p = Path(raw)
             if p.is_dir():
-                targets.extend((f, str(f)) for f in spec_files(p))
-                if (p / STANDARDS_FILE).is_file():
-                    std_path = p / STANDARDS_FILE
+                found = spec_files(p)
+                outside = [semantic.outside_directory(f, p) for f in found]
+                early.extend(o for o in outside if o is not None)
+                targets.extend((f, str(f)) for f, o in zip(found, outside) if o is None)
+                try:
+                    std_path = semantic.standards_file(p)  # never a silent fallback to the bundled one
+                except SpecError as exc:
+                    return [], exc.problems
             else:
                 targets.append((p, raw))
     try:
@@ -33,8 +40,9 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
     except SpecError as exc:
         return [], exc.problems
     ok: list[str] = []
-    problems: list[Problem] = []
+    problems: list[Problem] = list(early)
     seen_ids: dict[str, str] = {}
+    valid: dict[str, object] = {}
     for path, display in targets:
         if not path.exists():
             problems.append(Problem(display, None, "", "no such file"))
@@ -49,8 +57,12 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
             unlocated = breakpoint_problems(spec)
             problems.extend(Problem(display, None, "formula", msg) for msg in unlocated)
             if not unlocated:
+                valid[display] = spec
                 ok.append(spec.id)
-    return ok, problems
+    duplicates = semantic.check_unique(valid)
+    problems.extend(duplicates)
+    bad = {p.file for p in duplicates}
+    return [spec.id for d, spec in valid.items() if d not in bad], problems
 
 
 @click.command("lint")

@@ -41,14 +41,15 @@ def parse_formula(text: str, inputs, attributes) -> n.Node:
         raise FormulaError(f"formula is {len(text)} characters long; the limit is {MAX_LENGTH}", 1, 1, text[:20])
     source = text.strip("\n")
     lines = source.splitlines() or [""]
-    # Allow a formula written over several lines (YAML block scalar): join inside parentheses.
-    wrapped = "(" + source + "\n)" if len(lines) > 1 else source
+    # Allow a formula written over several lines (YAML block scalar), or indented: join inside parentheses.
+    multiline = len(lines) > 1 or source[:1] in (" ", "\t")
+    wrapped = "(" + source + "\n)" if multiline else source
     try:
         tree = ast.parse(wrapped, mode="eval")
     except SyntaxError as exc:
         line = exc.lineno or 1
         col = exc.offset or 1
-        if len(lines) > 1 and line == 1:
+        if multiline and line == 1:
             col = max(1, col - 1)
         src_line = lines[line - 1] if 0 < line <= len(lines) else ""
         token = _token_at(src_line, col - 1)
@@ -57,7 +58,7 @@ def parse_formula(text: str, inputs, attributes) -> n.Node:
         raise FormulaError(f"formula nests too deeply to parse ({type(exc).__name__})", 1, 1, text[:20]) from None
     except ValueError as exc:  # e.g. a NUL character
         raise FormulaError(f"formula cannot be parsed: {exc}", 1, 1, text[:20]) from None
-    builder = _Builder(source, lines, set(inputs), set(attributes), multiline=len(lines) > 1)
+    builder = _Builder(source, lines, set(inputs), set(attributes), multiline=multiline)
     return builder.build(tree.body, 0)
 
 
@@ -70,6 +71,13 @@ def _number_text(token: str, value) -> str:
         return token
     except (ValueError, ZeroDivisionError):
         return str(value) if isinstance(value, int) else repr(value)
+
+
+def _nonzero(token: str) -> bool:
+    try:
+        return Fraction(token.replace("_", "")) != 0
+    except (ValueError, ZeroDivisionError):
+        return False
 
 
 def _token_at(line: str, index: int) -> str:
@@ -124,8 +132,14 @@ class _Builder:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 what = "string" if isinstance(v, (str, bytes)) else type(v).__name__
                 self.fail(node, f"{what} literals are not allowed; only numbers")
-            if (isinstance(v, int) and abs(v).bit_length() > 1024) or not math.isfinite(float(v)):
+            try:
+                finite = math.isfinite(float(v))
+            except OverflowError:  # an integer literal of 310 digits
+                finite = False
+            if not finite:
                 self.fail(node, "number is too large for float64 (write inf for infinity)")
+            if v == 0 and _nonzero(self.token(node)):
+                self.fail(node, "number underflows to 0 in float64; write 0 if zero is meant")
             return n.Num(_number_text(self.token(node), v), pos)
         if isinstance(node, ast.Name):
             name = node.id

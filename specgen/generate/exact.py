@@ -488,6 +488,7 @@ def _mp_to_fraction(v) -> Fraction | None:
     return -q if sign else q
 
 
+
 def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
     """The exact (rational) or 256-bit (transcendental) value at one point; float nan/inf if not finite."""
     env = {k: Fraction(int(v)) if isinstance(v, (int, np.integer)) else Fraction(float(v)) for k, v in values.items()}

@@ -1,15 +1,14 @@
 """Reference and validation modules rendered from the spec through templates/ (Jinja2)."""
 from __future__ import annotations
 
-import pprint
-
 import jinja2
 
 from specgen.formula import nodes as n
 from specgen.formula.functions import FUNCTIONS
 from specgen.formula.numpy_eval import to_numpy_source
-from specgen.generate import rules
+from specgen.generate import literals, rules
 from specgen.generate.exact import stored_outcome
+from specgen.generate.literals import FILTERS, Code, comment, pyrepr
 from specgen.resources import templates_dir
 
 COMMAND = "specgen generate"
@@ -22,14 +21,13 @@ _INT_CONVERTERS = {
 }
 
 
-def pyrepr(value) -> str:
-    return pprint.pformat(value, width=110, sort_dicts=False)
-
-
 def environment() -> jinja2.Environment:
+    """Templates of generated Python: every ``{{ ... }}`` must go through a filter of
+    specgen.generate.literals (``finalize`` refuses anything else), so spec text reaches a
+    generated module only as an escaped literal or a checked identifier."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), keep_trailing_newline=True,
-                             undefined=jinja2.StrictUndefined, autoescape=False)
-    env.filters["pyrepr"] = pyrepr
+                             undefined=jinja2.StrictUndefined, autoescape=False, finalize=literals.finalize)
+    env.filters.update(FILTERS)
     return env
 
 
@@ -63,15 +61,15 @@ def reference_module(env: jinja2.Environment, spec) -> str:
     default_std = "onnx" if "onnx" in spec.standards else next(iter(spec.standards))
     rounding = stored_outcome(spec, "integer_rounding") if integer else "toward_zero"
     fixes = []
-    call_attrs = "".join(f", attrs[{a!r}]" for a in attrs)
+    call_attrs = "".join(f", _attrs[{pyrepr(a)}]" for a in attrs)
     for category in ("nan", "pos_inf", "neg_inf"):
         outcome = stored_outcome(spec, category)
         if outcome == "nan":
-            fixes.append(f"y = np.where({category}, np.nan, y)  # {category}: nan")
+            fixes.append(Code(f"_y = np.where(_{category}, np.nan, _y)  # {category}: nan"))
         elif outcome == "zero":
-            fixes.append(f"y = np.where({category}, 0.0, y)  # {category}: zero")
+            fixes.append(Code(f"_y = np.where(_{category}, 0.0, _y)  # {category}: zero"))
         elif outcome == "limit":
-            fixes.append(f"y = np.where({category}, formula(*_limit_inputs(wide){call_attrs}), y)  # {category}: the limit")
+            fixes.append(Code(f"_y = np.where(_{category}, _fn(*_limit_inputs(_wide){call_attrs}), _y)  # {category}: the limit"))
     special_text = ", ".join(f"{c} -> {stored_outcome(spec, c)}" for c in ("nan", "pos_inf", "neg_inf"))
     overflow = spec.special_values.get("integer_overflow")
     formulas = _formulas(spec)
@@ -81,18 +79,21 @@ def reference_module(env: jinja2.Environment, spec) -> str:
             if isinstance(sub, n.Call) and FUNCTIONS[sub.func].helper_source not in helpers:
                 helpers.append(FUNCTIONS[sub.func].helper_source)
     ctx = {
-        "helpers": [h.strip() for h in helpers if h],
+        "helpers": [Code(h.strip()) for h in helpers if h],  # the function table's own source
         "command": COMMAND, "sources": spec_source(spec), "op": spec, "inputs": inputs, "attributes": attrs,
         "defaults": {k: s.defaults() for k, s in spec.standards.items()},
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
         "cast_to_input": [k for k, s in spec.standards.items() if s.info.attribute_cast == "input"],
         "dtypes": {k: {v.version: list(v.dtypes(inputs[0])) for v in s.versions} for k, s in spec.standards.items()},
         "integer_dtypes": integer, "integer_rounding": rounding,
-        "integer_converter": _INT_CONVERTERS.get(rounding, "int"),
+        "integer_converter": Code(_INT_CONVERTERS.get(rounding, "int")),
         "integer_overflow": overflow.default[0] if overflow else "unspecified",
-        "formula_args": ", ".join(inputs + attrs),
         "formula_block": _formula_block(formulas, inputs + attrs, bool(integer)),
-        "signature": ", ".join(inputs + [f"{a}=None" for a in attrs] + ["*", f"standard={default_std!r}", "version=None"]),
+        "signature": Code(", ".join([literals.ident(i) for i in inputs] + [f"{literals.ident(a)}=None" for a in attrs]
+                                    + ["*", f"standard={pyrepr(default_std)}", "version=None"])),
+        "attribute_dict": Code("{" + ", ".join(f"{pyrepr(a)}: {literals.ident(a)}" for a in attrs) + "}"),
+        "input_list": Code(", ".join(f"np.asarray({literals.ident(i)})" for i in inputs)),
+        "input_doc": " and ".join(f"``{i}``" for i in inputs),
         "special_fixes": fixes, "special_text": special_text, "standards": list(spec.standards),
     }
     return env.get_template("reference/op.py.j2").render(ctx)
@@ -120,22 +121,22 @@ def _formulas(spec) -> list[dict]:
 def _table(formulas, prefix) -> str:
     """Source of the dict from standard key to its formula function, in spec order."""
     items = [(k, f"{prefix}{f['suffix']}") for f in formulas for k in f["standards"]]
-    return "{" + ", ".join(f"{k!r}: {fn}" for k, fn in items) + "}"
+    return "{" + ", ".join(f"{pyrepr(k)}: {fn}" for k, fn in items) + "}"
 
 
-def _formula_block(formulas, args, integer: bool) -> str:
+def _formula_block(formulas, args, integer: bool) -> Code:
     """The formula functions (one per distinct formula) and the FORMULA table by standard."""
-    signature = ", ".join(args)
+    signature = ", ".join(literals.ident(a) for a in args)
     parts = []
     for f in formulas:
-        comment = f"# {', '.join(f['standards'])}: {f['text']}\n" if f["suffix"] else ""
-        parts.append(f"{comment}def _formula{f['suffix']}({signature}):\n    return {f['numpy_source']}")
+        note = f"# {comment(', '.join(f['standards']) + ': ' + f['text'])}\n" if f["suffix"] else ""
+        parts.append(f"{note}def _formula{f['suffix']}({signature}):\n    return {f['numpy_source']}")
         if integer:
             parts.append(f"def _formula_exact{f['suffix']}({signature}):\n    return {f['exact_source']}")
     tables = "# The formula each standard defines.\nFORMULA = " + _table(formulas, "_formula")
     if integer:
         tables += "\nFORMULA_EXACT = " + _table(formulas, "_formula_exact")
-    return "\n\n\n".join(parts + [tables])
+    return Code("\n\n\n".join(parts + [tables]))
 
 
 def validation_tables(spec) -> tuple[dict, dict]:
@@ -174,7 +175,7 @@ def validate_example(spec) -> str:
     tensors = {t.name: {"dtype": ver.dtypes(t.name)[0], "sizes": sizes} for t in spec.inputs + spec.outputs}
     required = {a: 0.5 for a, b in std.attributes.items()
                 if b.required or (std.attribute_defaults == "none" and b.default is None)}
-    return f"validate({key!r}, {ver.version!r}, {pyrepr(tensors)}, {pyrepr(required)})"
+    return Code(f"validate({pyrepr(key)}, {pyrepr(ver.version)}, {pyrepr(tensors)}, {pyrepr(required)})")
 
 
 def validate_module(env: jinja2.Environment, spec) -> str:

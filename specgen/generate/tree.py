@@ -1,6 +1,7 @@
 """Build the whole generated/ tree into a directory, swap it in atomically, and compare trees."""
 from __future__ import annotations
 
+import contextlib
 import filecmp
 import importlib.util
 import itertools
@@ -10,6 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from specgen.errors import Problem, SpecError
+from specgen.formula.breakpoints import NotRational
 from specgen.generate import corpus as cp
 from specgen.generate import render
 from specgen.spec.loader import load_all
@@ -65,6 +68,24 @@ def _import(root: Path, kind: str, op: str):
     return module
 
 
+@contextlib.contextmanager
+def _generating(spec, stage: str):
+    """A spec that lint accepts but the generator cannot handle (an overflow in golden values, a
+    shape the designer has no case for) fails as a problem naming the spec, not a traceback:
+    specs are untrusted input (issue 15). SPECGEN_TRACEBACK=1 re-raises, for debugging."""
+    try:
+        yield
+    except SpecError:
+        raise
+    except (ArithmeticError, ValueError, LookupError, TypeError, MemoryError, RecursionError, NotRational) as exc:
+        if os.environ.get("SPECGEN_TRACEBACK"):
+            raise
+        text = " ".join(str(exc).split())[:300] or "(no message)"
+        raise SpecError([Problem(spec.path, None, "", f"generate cannot handle this spec while {stage}: "
+                                                      f"{type(exc).__name__}: {text} (lint accepts it: this is a "
+                                                      f"limit of the generator; SPECGEN_TRACEBACK=1 shows where)")]) from None
+
+
 def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = False, progress=None) -> cp.Stats:
     """Write the complete tree into ``out`` (an empty or new directory). Raises SpecError on bad specs.
     ``progress(done, total, label)`` is called after each (op, standard, version)."""
@@ -80,23 +101,25 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
     (out / "validate" / "__init__.py").write_text(render.shared_module(env, "validate/__init__.py.j2"))
     (out / "validate" / "_checks.py").write_text(render.shared_module(env, "validate/_checks.py.j2"))
     for op_id, spec in specs.items():
-        (out / "reference" / f"{op_id}.py").write_text(render.reference_module(env, spec))
-        (out / "validate" / f"{op_id}.py").write_text(render.validate_module(env, spec))
+        with _generating(spec, "writing its reference and validation modules"):
+            (out / "reference" / f"{op_id}.py").write_text(render.reference_module(env, spec), encoding="utf-8")
+            (out / "validate" / f"{op_id}.py").write_text(render.validate_module(env, spec), encoding="utf-8")
     stats = cp.Stats()
     writer = CorpusWriter()
     for op_id, spec in specs.items():
-        validate = import_generated(out, "validate", op_id).validate
-        oc = cp.OpCorpus(spec, writer, stats, validate)
-        for std in spec.standards.values():
-            for ver in std.versions:
-                for dtype in ver.dtypes(oc.x):
-                    oc.row(std, ver, dtype)
-                oc.negatives(std, ver)
-                done += 1
-                if progress:
-                    progress(done, total, f"{op_id} {std.key}-{ver.version}")
-        std, ver, dtype = cp.large_case_choice(spec, oc.x)
-        oc.large(std, ver, dtype)
+        with _generating(spec, "designing its golden vectors"):
+            validate = import_generated(out, "validate", op_id).validate
+            oc = cp.OpCorpus(spec, writer, stats, validate)
+            for std in spec.standards.values():
+                for ver in std.versions:
+                    for dtype in ver.dtypes(oc.x):
+                        oc.row(std, ver, dtype)
+                    oc.negatives(std, ver)
+                    done += 1
+                    if progress:
+                        progress(done, total, f"{op_id} {std.key}-{ver.version}")
+            std, ver, dtype = cp.large_case_choice(spec, oc.x)
+            oc.large(std, ver, dtype)
     sources = {op_id: render.spec_source(s) for op_id, s in specs.items()}
     writer.write(out / "vectors", extra={"sources": sources, "note": "do not edit: written by `specgen generate`"})
     if exhaustive:

@@ -130,7 +130,7 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
         "tensor_type": info.tensor_type,
         "tensors": [{"name": b.name, "op_name": t, "kind": kinds[t], "description": descriptions[t],
                      "type_param": b.type_param, "index": b.index,
-                     "type": info.tensor_type.format(type_param=b.type_param or "T")}
+                     "type": info.tensor_type_name(b.type_param or "T")}
                     for t, b in std.tensors.items()],
         "attributes": [{"name": b.name, "op_name": a, "type": info.attribute_type_names.get(attr_decl[a].type, attr_decl[a].type),
                         "description": attr_decl[a].description, "required": b.required,

@@ -22,6 +22,7 @@ from specgen.formula.numpy_eval import evaluate
 from specgen.formula.parser import parse_formula
 from specgen.resources import specs_dir
 from specgen.spec import model as m
+from specgen.spec import schema, semantic
 from specgen.spec.yaml_source import Document, YamlProblems, join_keypath, read_document
 
 STANDARDS_FILE = "_standards.yaml"
@@ -42,7 +43,8 @@ class _Checker:
         self.problems: list[Problem] = []
 
     def err(self, keypath, message: str) -> None:
-        self.problems.append(Problem(self.doc.path, self.doc.line(keypath), join_keypath(tuple(keypath)), message))
+        line, column = self.doc.where(keypath)
+        self.problems.append(Problem(self.doc.path, line, join_keypath(tuple(keypath)), message, column))
 
     def keys(self, mapping: dict, keypath, required: tuple, optional: tuple = ()) -> None:
         for key in required:
@@ -116,6 +118,9 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
         doc = read_document(path)
     except YamlProblems as exc:
         raise SpecError(exc.problems) from None
+    found = schema.validate(doc, "standards") or semantic.check_standards(doc)
+    if found:
+        raise SpecError(found)
     c = _Checker(doc)
     out: dict[str, m.StandardInfo] = {}
     c.keys(doc.data, (), ("standards",))
@@ -186,7 +191,11 @@ def check_file(path: str | Path, standards: dict[str, m.StandardInfo] | None = N
         doc = read_document(path, display)
     except YamlProblems as exc:
         return None, exc.problems
+    found = schema.validate(doc, "operator")  # shape first: the builder below only sees well-typed data
+    if found:
+        return None, found
     c = _Checker(doc)
+    c.problems.extend(semantic.check_operator(doc))
     spec = _OpBuilder(c, standards, Path(path)).build()
     if c.problems:
         return None, c.problems
@@ -204,17 +213,23 @@ def load_spec(path: str | Path, standards: dict[str, m.StandardInfo] | None = No
 def load_all(directory: str | Path | None = None) -> dict[str, m.OpSpec]:
     """Every operator spec in a directory (default: the bundled specs/), keyed by id, sorted."""
     directory = Path(directory) if directory else specs_dir()
-    std_path = directory / STANDARDS_FILE
-    standards = load_standards(std_path if std_path.is_file() else None)
+    standards = load_standards(semantic.standards_file(directory))
     problems: list[Problem] = []
     specs: dict[str, m.OpSpec] = {}
+    by_path: dict[str, m.OpSpec] = {}
     for path in spec_files(directory):
+        outside = semantic.outside_directory(path, directory)
+        if outside is not None:
+            problems.append(outside)
+            continue
         spec, found = check_file(path, standards)
         problems.extend(found)
         if spec is not None:
             if spec.id in specs:
                 problems.append(Problem(str(path), None, "id", f"id {spec.id!r} is also used by {specs[spec.id].path}"))
             specs[spec.id] = spec
+            by_path[str(path)] = spec
+    problems.extend(semantic.check_unique(by_path))
     if problems:
         raise SpecError(problems)
     return dict(sorted(specs.items()))
@@ -319,8 +334,9 @@ class _OpBuilder:
             node = parse_formula(text, inputs, attributes)
         except FormulaError as exc:
             line, col = self.formula_position(text, exc, kp)
-            c.problems.append(Problem(c.doc.path, line, join_keypath(kp),
-                                      f"column {col}: {exc.message} (token {exc.token!r})"))
+            where = "" if col else f"formula line {exc.line}, column {exc.column}: "
+            c.problems.append(Problem(c.doc.path, line, join_keypath(kp), f"{where}{exc.message} (token {exc.token!r})",
+                                      col))
             return None
         used = formula_names(node)
         for nm in inputs:
@@ -343,8 +359,8 @@ class _OpBuilder:
         mapped = self.c.doc.char_position(kp, min(offset, max(len(text) - 1, 0)))
         if mapped is not None:
             return mapped
-        pos = self.c.doc.pos(kp)  # an unusual scalar: the value's first line, the formula's column
-        return (pos.value_line if pos else None), exc.column
+        pos = self.c.doc.pos(kp)  # an unusual scalar: the value's first line; the column is the formula's
+        return (pos.value_line if pos else None), None
 
     # -- semantics
     def special_values(self, std_keys) -> dict[str, m.SpecialValue]:

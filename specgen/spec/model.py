@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from specgen.formula.nodes import Node
+from specgen.spec.safe_format import fill
 
 SAME_PROPERTIES = ("data_type", "dimension_count", "sizes")
 
@@ -185,7 +186,10 @@ class StandardInfo:
         return out
 
     def label(self, version: str) -> str:
-        return self.version_label.format(version=version)
+        return fill(self.version_label, version=version)  # never str.format on spec text (issue 15)
+
+    def tensor_type_name(self, type_param: str) -> str:
+        return fill(self.tensor_type, type_param=type_param)
 
     def dtype_name(self, dtype: str) -> str:
         return self.dtype_names[dtype]

@@ -1,15 +1,21 @@
 """Safe YAML reading that keeps the line of every value and refuses what a spec never needs.
 
 Refused with a positioned problem: syntax errors, several documents, anchors and aliases (the
-"billion laughs" alias bomb cannot expand), duplicate mapping keys (PyYAML silently keeps the
-last), non-string keys, oversized files, and a top level that is not a mapping.
+"billion laughs" alias bomb cannot expand), explicit tags (``!!python/...``, ``!local``, even
+``!!float``: a spec never needs one), merge keys (``<<``), nesting deeper than MAX_DEPTH,
+integers too large for any storage type, duplicate mapping keys (PyYAML silently keeps the
+last), non-string keys, and a top level that is not a mapping. Only a regular file is read, and
+never more than MAX_BYTES of it (a symlink to /dev/zero or a named pipe is refused before
+reading; the size is checked on the open file, before its bytes are read).
 
 Numbers are read as YAML 1.2 reads them: PyYAML (YAML 1.1) takes ``1e39`` and ``1.0e39`` for
 strings, which would turn an out-of-range default into a misleading "got string" error.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +25,8 @@ import yaml
 from specgen.errors import Problem
 
 MAX_BYTES = 1 << 20  # a spec is a few KB; anything near a megabyte is a mistake or an attack
+MAX_DEPTH = 32  # the bundled specs nest 8 deep; 10,000 nested flow lists would exhaust the stack
+MAX_INT = 1 << 64  # beyond every integer storage type (uint64); larger ones cannot be meant
 
 KeyPath = tuple  # of str | int
 
@@ -41,6 +49,7 @@ class Pos:
     value_line: int = 0  # 1-based line where the value starts
     start: int = -1  # character index in the file text where the value node starts
     end: int = -1  # character index where it ends
+    key_column: int = 0  # 1-based column of the key (of the item, in a sequence); 0: the document
 
 
 @dataclass
@@ -59,6 +68,19 @@ class Document:
                 return pos.line
             if not kp:
                 return None
+            kp = kp[:-1]
+
+    def where(self, keypath: KeyPath) -> tuple[int | None, int | None]:
+        """(line, column) of the value at keypath, or of its nearest ancestor that exists: the
+        line of its key and that key's column (the value's own column for a sequence item or
+        for a value on the key's line, the top-level mapping's start for the document)."""
+        kp = tuple(keypath)
+        while True:
+            pos = self.positions.get(kp)
+            if pos is not None:
+                return pos.line, (pos.key_column or pos.column)
+            if not kp:
+                return None, None
             kp = kp[:-1]
 
     def pos(self, keypath: KeyPath) -> Pos | None:
@@ -89,21 +111,73 @@ def _mark_line(mark) -> int | None:
     return mark.line + 1 if mark is not None else None
 
 
+def _mark_col(mark) -> int | None:
+    return mark.column + 1 if mark is not None else None
+
+
+_STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
+
+
+def _explicit_tag(event) -> bool:
+    """True when the event carries a tag written in the file (``!x``, ``!!float``); ``!`` alone
+    (the non-specific tag of a quoted scalar) and resolved plain values carry none."""
+    implicit = getattr(event, "implicit", None)
+    if isinstance(implicit, tuple):  # scalars: (plain resolved, quoted resolved)
+        return event.tag != "!" and not any(implicit)
+    return event.tag != "!" and not implicit
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_STANDARD_TAG_PREFIX):] if tag.startswith(_STANDARD_TAG_PREFIX) else tag
+
+
 def read_document(path: str | Path, display: str | None = None) -> Document:
     """Read one spec file into plain data plus positions; raise YamlProblems on any refusal."""
-    path = Path(path)
     name = display or str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise YamlProblems([Problem(name, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
-    if len(raw) > MAX_BYTES:
-        raise YamlProblems([Problem(name, None, "", f"file is {len(raw)} bytes; spec files are limited to {MAX_BYTES}")])
+    raw = read_regular_file(path, name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise YamlProblems([Problem(name, None, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})")]) from None
-    return parse_text(text, name)
+    return parse_text(text.removeprefix("\ufeff"), name)  # a byte-order mark is allowed, not content
+
+
+def read_regular_file(path: str | Path, name: str, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes; else YamlProblems.
+
+    Opened without blocking (a named pipe cannot hang the read), checked with fstat on the open
+    descriptor (no race between the check and the read), and read to at most limit + 1 bytes."""
+    def refuse(message: str) -> YamlProblems:
+        return YamlProblems([Problem(name, None, "", message)])
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP
+            raise refuse("cannot read file: a symbolic link loop") from None
+        raise refuse(f"cannot read file: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(info.st_mode) else "a named pipe" if stat.S_ISFIFO(info.st_mode)
+                    else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                    else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+            raise refuse(f"not a regular file ({kind}); only regular files are read as specs")
+        if info.st_size > limit:
+            raise refuse(f"file is {info.st_size} bytes; spec files are limited to {limit}")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise refuse(f"file is more than {limit} bytes; spec files are limited to {limit}")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise refuse(f"cannot read file: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def parse_text(text: str, name: str) -> Document:
@@ -114,22 +188,35 @@ def parse_text(text: str, name: str) -> Document:
     # Pass 1: events only. Refuse anchors/aliases and extra documents before anything is built.
     try:
         documents = 0
+        depth = 0
         for event in yaml.parse(text, Loader=SpecLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise YamlProblems([Problem(name, _mark_line(event.start_mark), "",
+                                                f"nesting deeper than {MAX_DEPTH} levels: a spec never needs that", _mark_col(event.start_mark))])
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+            tag = getattr(event, "tag", None)
+            if tag is not None and not isinstance(event, (yaml.DocumentStartEvent,)) and _explicit_tag(event):
+                raise YamlProblems([Problem(name, _mark_line(event.start_mark), "",
+                                            f"tag {_short_tag(tag)} is not allowed: spec files use plain YAML values "
+                                            f"(quote a value to make it a string)", _mark_col(event.start_mark))])
             if isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
                     raise YamlProblems([Problem(name, _mark_line(event.start_mark), "",
-                                                "more than one YAML document; a spec file holds exactly one")])
+                                                "more than one YAML document; a spec file holds exactly one", _mark_col(event.start_mark))])
             if isinstance(event, yaml.AliasEvent):
                 raise YamlProblems([Problem(name, _mark_line(event.start_mark), "",
-                                            f"alias *{event.anchor} is not allowed: spec files may not use anchors or aliases")])
+                                            f"alias *{event.anchor} is not allowed: spec files may not use anchors or aliases", _mark_col(event.start_mark))])
             anchor = getattr(event, "anchor", None)
             if anchor is not None:
                 raise YamlProblems([Problem(name, _mark_line(event.start_mark), "",
-                                            f"anchor &{anchor} is not allowed: spec files may not use anchors or aliases")])
+                                            f"anchor &{anchor} is not allowed: spec files may not use anchors or aliases", _mark_col(event.start_mark))])
     except yaml.MarkedYAMLError as exc:
-        raise YamlProblems([Problem(name, _mark_line(exc.problem_mark or exc.context_mark), "",
-                                    _syntax_message(exc))]) from None
+        mark = exc.problem_mark or exc.context_mark
+        raise YamlProblems([Problem(name, _mark_line(mark), "", _syntax_message(exc), _mark_col(mark))]) from None
     except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
         raise YamlProblems([Problem(name, None, "", f"YAML error: {exc}")]) from None
 
@@ -146,16 +233,14 @@ def parse_text(text: str, name: str) -> Document:
     if not isinstance(data, dict):
         kind = {list: "a list", str: "a string", type(None): "null"}.get(type(data), f"a {type(data).__name__}")
         raise YamlProblems([Problem(name, _mark_line(node.start_mark) if node else None, "",
-                                    f"top level must be a mapping of keys to values, got {kind}")])
+                                    f"top level must be a mapping of keys to values, got {kind}",
+                                    _mark_col(node.start_mark) if node else None)])
     return Document(name, data, positions, text)
 
 
 def _syntax_message(exc: yaml.MarkedYAMLError) -> str:
     mark = exc.problem_mark or exc.context_mark
-    msg = "YAML syntax error"
-    if mark is not None:
-        msg += f" at column {mark.column + 1}"
-    msg += f": {exc.problem}"
+    msg = f"YAML syntax error: {exc.problem}"
     if exc.context:
         started = exc.context_mark
         if started is not None and mark is not None and started.line != mark.line:
@@ -177,24 +262,47 @@ def _build(loader, node, keypath: KeyPath, positions, problems, name):
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 problems.append(Problem(name, key_node.start_mark.line + 1, _join(keypath),
-                                        "mapping keys must be plain strings"))
+                                        "mapping keys must be plain strings", key_node.start_mark.column + 1))
                 continue
-            key = loader.construct_object(key_node)
+            if key_node.tag == _STANDARD_TAG_PREFIX + "merge":
+                problems.append(Problem(name, key_node.start_mark.line + 1, _join(keypath),
+                                        "merge keys (<<) are not allowed: write every key out",
+                                        key_node.start_mark.column + 1))
+                continue
+            key = _construct(loader, key_node, keypath, problems, name)
             if not isinstance(key, str):
                 key = key_node.value  # 1_0, 22, true: keys are names, keep the text as written
             line = key_node.start_mark.line + 1
             if key in key_lines:
                 problems.append(Problem(name, line, _join(keypath + (key,)),
-                                        f"duplicate key {key!r} (first defined on line {key_lines[key]})"))
+                                        f"duplicate key {key!r} (first defined on line {key_lines[key]})",
+                                        key_node.start_mark.column + 1))
                 continue
             key_lines[key] = line
             out[key] = _build(loader, value_node, keypath + (key,), positions, problems, name)
             vpos = positions[keypath + (key,)]
-            positions[keypath + (key,)] = Pos(line, vpos.column, vpos.style, vpos.value_line, vpos.start, vpos.end)
+            positions[keypath + (key,)] = Pos(line, vpos.column, vpos.style, vpos.value_line, vpos.start, vpos.end,
+                                              key_node.start_mark.column + 1)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(loader, item, keypath + (i,), positions, problems, name) for i, item in enumerate(node.value)]
-    return loader.construct_object(node)
+    return _construct(loader, node, keypath, problems, name)
+
+
+def _construct(loader, node, keypath, problems, name):
+    """A scalar's value; None with a problem where it cannot be read (an integer beyond uint64)."""
+    try:
+        value = loader.construct_object(node)
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:  # pragma: no cover - tags are refused earlier
+        problems.append(Problem(name, node.start_mark.line + 1, _join(keypath), f"cannot read value: {exc}",
+                                node.start_mark.column + 1))
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= MAX_INT:
+        problems.append(Problem(name, node.start_mark.line + 1, _join(keypath),
+                                f"integer {node.value[:30]}{'...' if len(node.value) > 30 else ''} is beyond every "
+                                f"storage type (|n| < 2**64)", node.start_mark.column + 1))
+        return None
+    return value
 
 
 def scalar_char_map(text: str, start: int, end: int, style: str | None, value: str) -> list[tuple[int, int]] | None:
