@@ -26,11 +26,13 @@ GENERATES = {
     "u_nested": ("exp(exp(exp(x)))", "[formula]", "[limit]", "[limit]"),
     "u_elu_limit": ("where(x > 0, x, exp(x) - 1)", "[formula]", "[limit]", "[limit]"),
     "u_softplus_nested": ("log(1 + exp(exp(x)))", "[formula]", "[limit]", "[limit]"),
-    "u_small_literal": ("x * 1e-400 + tanh(x)", "[formula]", "[limit]", "[limit]"),
+    "u_small_literal": ("x * 1e-300 * 1e-100 + tanh(x)", "[formula]", "[limit]", "[limit]"),
 }
 REFUSED = {  # clean errors expected: (formula, text the error must contain)
     "u_big_literal": (f"exp(x) * {BIG}", "too large for float64"),  # refused by the parser: lint and generate
     "u_cancel": ("exp(x) - exp(x) + 1", "undecided"),
+    "u_underflowing_literal": ("x * 1e-400 + tanh(x)", "underflows to 0"),  # refused by the parser
+    "u_huge_power": ("pow(x, 1e308)", ""),  # was a hang in mpmath's power: must finish, cleanly
 }
 
 
@@ -112,8 +114,11 @@ def test_transcendental_specs_at_both_infinities_lint_and_generate_within_2_gib(
 def test_unbounded_formulas_fail_cleanly_naming_the_spec_and_formula(tmp_path, op):
     formula, expect = REFUSED[op]
     d = _specs_dir(tmp_path, {op: spec_text(op, formula)})
-    gen = run_limited(["generate", "--specs", str(d), "--out", str(tmp_path / "out")])
+    gen = run_limited(["generate", "--specs", str(d), "--out", str(tmp_path / "out")], timeout=120)
     out = gen.stdout + gen.stderr
-    assert gen.returncode == 1, out[-3000:]
     assert "Traceback" not in out and "MemoryError" not in out, out[-3000:]
+    if not expect:  # no error required: generate finishes, or refuses the spec naming it
+        assert gen.returncode == 0 or f"{op}.yaml" in out, out[-3000:]
+        return
+    assert gen.returncode == 1, out[-3000:]
     assert f"{op}.yaml" in out and "formula" in out and expect in out, out[-3000:]

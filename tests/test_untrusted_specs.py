@@ -271,6 +271,8 @@ def test_two_specs_for_the_same_operator_are_refused(tmp_path):
         f"is already described by {d}/softsign.yaml: one operator per spec file",
         f"{d}/softsign_again.yaml: standards.onnx.operator: ONNX operator 'Softsign' is already described by "
         f"{d}/softsign.yaml: one operator per spec file",
+        f"{d}/softsign_again.yaml: standards.webnn.operator: WebNN operator 'softsign' is already described by "
+        f"{d}/softsign.yaml: one operator per spec file",
     ]
     code, output = generate("--specs", d, "--out", tmp_path / "out")
     assert code == 1 and "one operator per spec file" in output
@@ -475,5 +477,6 @@ def test_formulas_the_fuzzer_found_end_quickly_in_success_or_a_clean_error(formu
     code, output = generate("--specs", d, "--out", tmp_path / "out")
     assert time.perf_counter() - start < 60
     assert code in (0, 1) and "Traceback" not in output, output
-    if code == 1:
-        assert f"{d}/softsign.yaml" in output and "generate cannot handle this spec" in output
+    if code == 1:  # a generator limit, or the bounded golden evaluation giving up on the formula
+        assert f"{d}/softsign.yaml" in output
+        assert "generate cannot handle this spec" in output or f"{d}/softsign.yaml: formula:" in output

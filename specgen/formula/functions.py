@@ -144,6 +144,16 @@ def _iv_pow(a, b):
     return np.where(unsafe, -np.inf, lo), np.where(unsafe, np.inf, hi)
 
 
+def _mp_pow(a, b):
+    """x to the y in mpmath, bounded: a huge integer exponent (x ** 1e308) is computed as
+    exp(y * log|x|) at the working precision instead of by repeated squaring of exact integers."""
+    if mpmath.isfinite(b) and abs(b) > 2 ** 64 and mpmath.isfinite(a) and a != 0:
+        magnitude = mpmath.exp(b * mpmath.log(abs(a)))
+        odd = b == mpmath.floor(b) and int(mpmath.fmod(b, 2)) != 0  # beyond 2**64 every float is even
+        return -magnitude if a < 0 and odd else (magnitude if a > 0 or b == mpmath.floor(b) else mpmath.nan)
+    return mpmath.power(a, b)
+
+
 def _exact_sign(q):
     return Fraction((q > 0) - (q < 0))
 
@@ -176,7 +186,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
              ulps=5.0),
     Function("erf", 1, 1, np_erf, "_erf({0})", mpmath.erf, "error function", monotone="increasing", ulps=16.0,
              helper_source=_ERF_HELPER),
-    Function("pow", 2, 2, np.power, "np.power({0}, {1})", mpmath.power, "x to the y", interval=_iv_pow, ulps=16.0),
+    Function("pow", 2, 2, np.power, "np.power({0}, {1})", _mp_pow, "x to the y", interval=_iv_pow, ulps=16.0),
 ]}
 
 CONSTANTS = {"inf": (np.inf, mpmath.inf), "pi": (np.pi, mpmath.pi), "e": (np.e, mpmath.e)}

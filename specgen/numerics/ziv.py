@@ -204,6 +204,8 @@ class _Eval:
             return libmp.from_int(s_lo), libmp.from_int(s_hi)
         if f == "pow":
             (a, b), (c, d) = self.eval(args[0]), self.eval(args[1])
+            if any(v not in (_INF, _NINF) and libmp.mpf_cmp(libmp.mpf_abs(v), libmp.from_int(2 ** 64)) > 0 for v in (c, d)):
+                raise Undecided("pow with an exponent beyond 2**64 (bounded: not evaluated)")
             if not _lt(_ZERO, a):
                 if a == b and c == d and c not in (_INF, _NINF) and libmp.mpf_cmp(c, libmp.from_int(libmp.to_int(c))) == 0:
                     r0 = libmp.mpf_pow_int(a, libmp.to_int(c), p, "f")
