@@ -16,6 +16,8 @@ COMMANDS = {
     "adapters": ("specgen.commands.adapters", "adapters"),
     "list": ("specgen.commands.list", "list_operators"),
     "show": ("specgen.commands.show", "show"),
+    "sweep": ("specgen.commands.sweep", "sweep"),
+    "sweep-merge": ("specgen.commands.sweep_merge", "sweep_merge"),
 }
 
 
