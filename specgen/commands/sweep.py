@@ -71,7 +71,7 @@ def _relative(plot_path, markdown_path):
               help="LO:HI, inclusive bit patterns (hex or decimal); repeatable. Default: every bit pattern "
                    "(float64: the stratified sample).")
 @click.option("--shard", default=None, help="K/N: run the K-th (1-based) of N equal parts of the chunk grid (CI matrix jobs).")
-@click.option("--workers", type=int, default=None, help="Worker processes (default: the number of CPU cores).")
+@click.option("--workers", type=int, default=None, help="Worker processes (default: the number of CPU cores; 0: in this process, no crash isolation).")
 @click.option("--scheduler", default="local",
               help="local (a process pool), dask (a Dask LocalCluster) or a Dask scheduler address (tcp://host:8786).")
 @click.option("--chunk-size", type=int, default=None, help="Inputs per chunk (default 262144; also the resume grain).")
@@ -101,13 +101,14 @@ def sweep(adapter_name, op, standard, version, dtype, attributes, ranges, shard,
         if problem:
             click.echo(f"sweep: {name} {path}: {problem}", err=True)
             raise SystemExit(EXIT_USAGE)
-    if workers is not None and workers < 1:
-        click.echo("sweep: --workers must be at least 1", err=True)
+    if workers is not None and workers < 0:
+        click.echo("sweep: --workers must be 0 (in this process, no crash isolation) or more", err=True)
         raise SystemExit(EXIT_USAGE)
     if chunk_size is not None and chunk_size < 1:
         click.echo("sweep: --chunk-size must be at least 1", err=True)
         raise SystemExit(EXIT_USAGE)
-    workers = workers or os.cpu_count() or 1
+    if workers is None:
+        workers = os.cpu_count() or 1
     try:
         attrs = parse_attributes(attributes)
         sh = parse_shard(shard)

@@ -46,6 +46,7 @@ class SweepDef:
 
     def identity(self) -> dict:
         d = asdict(self)
+        del d["chunk_size"]  # the grid does not change the result: parts cut differently still merge
         d["attributes"] = {k: v for k, v in self.attributes}
         d["attributes_given"] = list(self.attributes_given)
         if self.space[0] == "bits":

@@ -188,8 +188,11 @@ def _died_message(code) -> str:
     return f"the backend process died (exit code {code})"
 
 
-def _worker_main(conn) -> None:  # runs in the child
+def _worker_main(conn, environ) -> None:  # runs in the child
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    # the parent's environment now, not the fork server's from when it started (as with spawn)
+    os.environ.clear()
+    os.environ.update(environ)
     while True:
         try:
             msg = conn.recv()
@@ -210,7 +213,7 @@ def _worker_main(conn) -> None:  # runs in the child
 class _Proc:
     def __init__(self, ctx):
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, dict(os.environ)), daemon=True)
         self.proc.start()
         child.close()
         self.task = None
@@ -240,10 +243,29 @@ class Task:
     crashed: str | None = None
 
 
+def _mp_context():
+    """forkserver where there is one (a fresh worker after a crash starts in milliseconds, forked
+    from a server that has numpy and specgen imported but no backend loaded), else spawn."""
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["numpy", "specgen.sweep.chunk", "specgen.numerics.compare",
+                                    "specgen.generate.exact", "specgen.spec.loader"])
+        return ctx
+    return mp.get_context("spawn")
+
+
+def run_inline(sweep: SweepDef, tasks: list[tuple[int, int]], on_result) -> None:
+    """``--workers 0``: every chunk in this process (no start-up cost, no crash isolation)."""
+    for lo, hi in tasks:
+        on_result(chunk(sweep, lo, hi))
+
+
 def run_local(sweep: SweepDef, tasks: list[tuple[int, int]], workers: int, on_result) -> None:
     """Run ``tasks`` on ``workers`` spawned processes; a chunk whose process dies is bisected.
     KeyboardInterrupt propagates after the workers are stopped (finished results were handed on)."""
-    ctx = mp.get_context("spawn")
+    if workers == 0:
+        return run_inline(sweep, tasks, on_result)
+    ctx = _mp_context()
     pending = deque(Task(lo, hi) for lo, hi in tasks)
     procs = [_Proc(ctx) for _ in range(max(1, min(workers, len(pending))))] if pending else []
     tid = 0

@@ -283,6 +283,13 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
         ax.plot(x[fails > 0], np.maximum(vals[fails > 0], floor), "o", color="tab:red", ms=2.5,
                 label="bin with failing inputs")
     ax.set_xscale("symlog", linthresh=f.min_normal)
+    lo_dec, hi_dec = math.floor(math.log10(f.min_normal)), math.ceil(math.log10(f.max_finite))
+    step = max(1, (hi_dec - lo_dec) // 4)
+    decs = list(range(hi_dec, lo_dec - 1, -step))
+    ticks = sorted([-(10.0 ** k) for k in decs] + [0.0] + [10.0 ** k for k in decs])
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([("0" if t == 0 else f"{'-' if t < 0 else ''}1e{round(math.log10(abs(t)))}") for t in ticks],
+                       fontsize=7)
     ax.set_yscale("log")
     ax.set_xlabel(f"input x ({dtype}; symmetric log scale, linear below {f.min_normal:.3g})")
     ax.set_ylabel("error (ULP of the output)")

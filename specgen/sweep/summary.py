@@ -49,21 +49,21 @@ def _hist_key(e: float) -> str:
     if math.isinf(e):
         return "inf"
     if e == 0:
-        return "0"
+        return "zero"
     k = min(max(math.ceil(math.log2(e)), HIST_MIN), HIST_MAX)
     return str(k)
 
 
 def hist_label(key: str) -> str:
-    if key in ("0", "nan", "inf"):
-        return {"0": "0", "nan": "NaN", "inf": "inf"}[key]
+    if key in ("zero", "nan", "inf"):
+        return {"zero": "0", "nan": "NaN", "inf": "inf"}[key]
     k = int(key)
     lo = "0" if k == HIST_MIN else f"2^{k - 1}"
     return f"({lo}, 2^{k}]"
 
 
 def hist_order(key: str) -> float:
-    return {"0": -1e9, "nan": 1e9 + 1, "inf": 1e9}.get(key, None) if key in ("0", "nan", "inf") else float(key)
+    return {"zero": -1e9, "nan": 1e9 + 1, "inf": 1e9}[key] if key in ("zero", "nan", "inf") else float(key)
 
 
 @dataclass
@@ -204,7 +204,7 @@ class Summary:
                             np.clip(np.ceil(np.log2(np.where(error > 0, error, 1.0))), HIST_MIN, HIST_MAX))
         keys = np.where(np.isinf(error), HIST_MAX + 1, keys)
         keys = np.where(np.isnan(error), HIST_MAX + 2, keys).astype(np.int64) - (HIST_MIN - 1)
-        labels = ["0"] + [str(k) for k in range(HIST_MIN, HIST_MAX + 1)] + ["inf", "nan"]
+        labels = ["zero"] + [str(k) for k in range(HIST_MIN, HIST_MAX + 1)] + ["inf", "nan"]
         for target, mask in ((s.hist, None), (s.hist_fail, fail)):
             c = np.bincount(keys if mask is None else keys[mask], minlength=len(labels))
             for i in np.flatnonzero(c):
