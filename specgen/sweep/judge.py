@@ -90,9 +90,9 @@ class Context:
     def _error(self, x, actual) -> np.ndarray:
         """compare's error: |actual - reference| / ulp(reference); 0 where an input is not finite."""
         f = U.fmt(self.dtype)
-        xd = x.astype(np.float64)
-        finite = np.isfinite(xd)
         with np.errstate(all="ignore"):
+            xd = x.astype(np.float64)
+            finite = np.isfinite(xd)
             ref = np.broadcast_to(np.asarray(evaluate(self.formula, {self.input: np.where(finite, xd, 0.0),
                                                                      **self.attributes}), dtype=np.float64), xd.shape)
             err = np.abs(actual.astype(np.float64) - ref) / U.ulp(ref, f)
