@@ -272,20 +272,27 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
     bits = (keys << np.uint64(shift)) + np.uint64((1 << shift) // 2)
     with np.errstate(all="ignore"):
         x = bits.astype(f"uint{d.bits}").view(d.numpy).astype(np.float64)
-    keep = np.isfinite(x) & (vals >= 0)
+    keep = np.isfinite(x)
     x, vals, fails = x[keep], vals[keep], fails[keep]
     o = np.argsort(x)
     x, vals, fails = x[o], vals[o], fails[o]
     fig, ax = plt.subplots(figsize=(10, 4.2), dpi=110)
     floor = 1e-4
-    ax.plot(x, np.maximum(vals, floor), "-", color="tab:blue", lw=0.8, label="largest error in the bin")
-    if fails.any():
-        ax.plot(x[fails > 0], np.maximum(vals[fails > 0], floor), "o", color="tab:red", ms=2.5,
-                label="bin with failing inputs")
+    finite = vals >= 0  # bins where every error is inf or NaN (special inputs, overflow) have -1
+    top = 10 * max(1.0, float(vals[finite].max()) if finite.any() else 1.0)
+    ax.plot(x[finite], np.maximum(vals[finite], floor), "-", color="tab:blue", lw=0.8,
+            label="largest error in the bin (0 drawn at 1e-4)")
+    bad = (fails > 0) & finite
+    if bad.any():
+        ax.plot(x[bad], np.maximum(vals[bad], floor), "o", color="tab:red", ms=2.5, label="bin with failing inputs")
+    inf_bad = (fails > 0) & ~finite
+    if inf_bad.any():
+        ax.plot(x[inf_bad], np.full(int(inf_bad.sum()), top), "^", color="darkred", ms=3.5,
+                label=f"failing bin, error inf or NaN (drawn at {top:.0e})")
     ax.set_xscale("symlog", linthresh=f.min_normal)
-    lo_dec, hi_dec = math.floor(math.log10(f.min_normal)), math.ceil(math.log10(f.max_finite))
+    lo_dec, hi_dec = math.ceil(math.log10(f.min_normal)), math.floor(math.log10(f.max_finite))
     step = max(1, (hi_dec - lo_dec) // 4)
-    decs = list(range(hi_dec, lo_dec - 1, -step))
+    decs = [k for k in range(hi_dec, lo_dec - 1, -step) if k - lo_dec >= step // 2 or k == hi_dec]
     ticks = sorted([-(10.0 ** k) for k in decs] + [0.0] + [10.0 ** k for k in decs])
     ax.set_xticks(ticks)
     ax.set_xticklabels([("0" if t == 0 else f"{'-' if t < 0 else ''}1e{round(math.log10(abs(t)))}") for t in ticks],
@@ -294,11 +301,12 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
     ax.set_xlabel(f"input x ({dtype}; symmetric log scale, linear below {f.min_normal:.3g})")
     ax.set_ylabel("error (ULP of the output)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
     sw = s.sweep
     attrs = ", ".join(f"{k}={v:.6g}" for k, v in sw["attributes"].items())
     ax.set_title(title or f"{sw['op']}({attrs}) {sw['standard']}-{sw['version']} {dtype} on {sw['adapter']}: "
                  f"{s.total:,} inputs, {s.failures:,} failing", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
+    with np.errstate(all="ignore"):  # symlog over float64's range overflows inside matplotlib, harmlessly
+        fig.tight_layout()
+        fig.savefig(path, metadata={"Software": None})
     plt.close(fig)
