@@ -160,12 +160,12 @@ def markdown(s: Summary | None, info: dict, plot_name: str | None = None) -> str
             out.append(f"| {CLASS_TEXT[k]} | {s.counts[k]:,} | {100 * s.counts[k] / max(s.total, 1):.4g}% |")
     out.append(f"| **total** | **{s.total:,}** | |")
     out.append("")
-    # worst
-    worst = sorted(s.worst.values(), key=lambda r: r.key_error(), reverse=True)
+    # largest finite errors (the failures, infinite ones included, come next)
+    worst = sorted((r for r in s.worst.values() if math.isfinite(r.error)), key=lambda r: r.key_error(), reverse=True)
     if worst:
         out += ["## Largest errors", "",
-                "The element with the largest error (ULP of the output dtype) in each binade of the input, "
-                "the ten largest binades shown; the JSON report has every binade.", "",
+                "The element with the largest finite error (ULP of the output dtype) in each binade of the input, "
+                "the ten largest shown; the JSON report has every binade.", "",
                 "| binade | x | bits | expected | actual | error (ULP) | bound (ULP) | verdict |",
                 "| --- | --- | --- | --- | --- | ---: | ---: | --- |"]
         names = {id(r): k for k, r in s.worst.items()}
@@ -174,15 +174,22 @@ def markdown(s: Summary | None, info: dict, plot_name: str | None = None) -> str
                        f"{_val(dtype, r.expected)} | {_val(dtype, r.actual)} | {_ulps(r.error)} | {_ulps(r.bound)} | {r.kind} |")
         out.append("")
     if s.worst_fail:
+        by_kind: dict[str, list] = {}
+        for name, r in s.worst_fail.items():
+            by_kind.setdefault(r.kind, []).append((name, r))
         out += ["## Worst failure per binade", "",
+                f"{len(s.worst_fail)} binades of the input have failing elements; per failure kind, the binades "
+                "with the worst (up to 8 per kind; the JSON report has every binade):", "",
                 "| binade | x | bits | expected | actual | error (ULP) | bound (ULP) | kind |",
                 "| --- | --- | --- | --- | --- | ---: | ---: | --- |"]
-        fails = sorted(s.worst_fail.items(), key=lambda kv: kv[1].key_fail(), reverse=True)
-        for name, r in fails[:25]:
-            out.append(f"| {_binade_text(name, dtype)} | {_val(dtype, r.bits)} | `{_hex(dtype, r.bits)}` | "
-                       f"{_val(dtype, r.expected)} | {_val(dtype, r.actual)} | {_ulps(r.error)} | {_ulps(r.bound)} | {r.kind} |")
-        if len(fails) > 25:
-            out.append(f"| … {len(fails) - 25} more binades (JSON report) | | | | | | | |")
+        for kind in KINDS:
+            rows = sorted(by_kind.get(kind, []), key=lambda kv: kv[1].key_fail(), reverse=True)
+            for name, r in rows[:8]:
+                out.append(f"| {_binade_text(name, dtype)} | {_val(dtype, r.bits)} | `{_hex(dtype, r.bits)}` | "
+                           f"{_val(dtype, r.expected)} | {_val(dtype, r.actual)} | {_ulps(r.error)} | {_ulps(r.bound)} "
+                           f"| {r.kind} |")
+            if len(rows) > 8:
+                out.append(f"| … {len(rows) - 8} more binades with {kind} | | | | | | | |")
         out.append("")
     # histogram
     out += ["## Error histogram", "", "| error (ULP) | inputs | failing |", "| --- | ---: | ---: |"]

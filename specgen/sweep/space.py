@@ -9,9 +9,10 @@ A space is a mapping from an index range to input values, so a chunk is generate
   ``per_binade`` values in every (sign, exponent field) stratum, exponents 0 (zero and subnormals)
   and the all-ones exponent (inf and NaN) included. In each stratum element 0 has the smallest
   significand (a power of two, a zero, an infinity), element 1 the largest, the rest are
-  splitmix64(seed, index). A second part lists the formula's breakpoints with their neighbours
+  splitmix64(seed, index). The sample starts with the formula's breakpoints and their neighbours
   ``neighbours`` ULPs either side (where a kernel that computes in a narrower type takes the
-  wrong branch). Same seed, same values, on any machine.
+  wrong branch), so that they lead the list of first failures. Same seed, same values, on any
+  machine.
 """
 from __future__ import annotations
 
@@ -91,9 +92,9 @@ class BitsSpace:
 
 
 class SampleSpace:
-    """A stratified seeded sample of a float dtype: ``per_binade`` values in each of the
-    2 * 2**exp_bits (sign, exponent) strata, then the breakpoints' neighbourhoods (``extra``,
-    sorted bit patterns). Index i < strata * per_binade: stratum i // per_binade."""
+    """A stratified seeded sample of a float dtype: first the breakpoints' neighbourhoods
+    (``extra``, sorted bit patterns), then ``per_binade`` values in each of the 2 * 2**exp_bits
+    (sign, exponent) strata: index len(extra) + j is in stratum j // per_binade."""
 
     kind = "sample"
 
@@ -120,8 +121,9 @@ class SampleSpace:
         L = self.layout
         u = np.dtype(f"uint{L.bits}")
         idx = np.arange(lo, hi + 1, dtype=np.int64)
-        n_strat = self.strata * self.per_binade
-        main = idx[idx < n_strat]
+        n_extra = len(self.extra)
+        head = idx[idx < n_extra]
+        main = idx[idx >= n_extra] - n_extra
         stratum = main // self.per_binade
         k = main % self.per_binade
         sign = (stratum // (L.exp_max + 1)).astype(np.uint64)
@@ -130,9 +132,8 @@ class SampleSpace:
         rnd = _splitmix64(main.astype(np.uint64) ^ np.uint64(self.seed & 0xFFFFFFFFFFFFFFFF)) & mmask
         mant = np.where(k == 0, np.uint64(0), np.where(k == 1, mmask, rnd))
         out = (sign << np.uint64(L.bits - 1)) | (expo << np.uint64(L.mant)) | mant
-        rest = idx[idx >= n_strat] - n_strat
-        if rest.size:
-            out = np.concatenate([out, np.array([self.extra[i] for i in rest], dtype=np.uint64)])
+        if head.size:
+            out = np.concatenate([np.array([self.extra[i] for i in head], dtype=np.uint64), out])
         return out.astype(u)
 
     def values(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
