@@ -80,18 +80,44 @@ class _Worker:
 _CACHE: dict[SweepDef, _Worker] = {}
 
 
-def load_adapter(name: str):
-    from specgen.adapters.registry import load
+_SPECS: dict = {}
 
-    return load(name).adapter
+
+def preload_specs() -> None:
+    """Parse the bundled specs once (the local pool's fork server calls this, so that every worker
+    it forks starts with them)."""
+    if not _SPECS:
+        from specgen.spec.loader import load_all
+
+        _SPECS.update(load_all())
+
+
+def load_adapter(name: str):
+    """The adapter object for a worker: constructed from its entry point, without asking for its
+    claims again (the parent checked them; onnxruntime's claims build a session per op, opset and
+    dtype)."""
+    import importlib
+
+    from specgen.adapters.registry import entry
+
+    module, _, attr = entry(name).value.partition(":")
+    obj = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    adapter = obj()
+    try:
+        if not getattr(adapter, "name", ""):
+            adapter.name = name
+    except Exception:  # noqa: BLE001 - a read-only name is fine
+        pass
+    return adapter
 
 
 def worker_state(sweep: SweepDef) -> _Worker:
     w = _CACHE.get(sweep)
     if w is None:
-        from specgen.spec.loader import load_all
-
-        spec = load_all()[sweep.op]
+        preload_specs()
+        spec = _SPECS[sweep.op]
         ctx = J.Context(spec, sweep.standard, sweep.dtype, sweep.attrs)
         w = _CACHE[sweep] = _Worker(ctx, load_adapter(sweep.adapter), sweep.make_space(), spec)
     return w

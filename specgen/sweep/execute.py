@@ -193,6 +193,7 @@ def _worker_main(conn, environ) -> None:  # runs in the child
     # the parent's environment now, not the fork server's from when it started (as with spawn)
     os.environ.clear()
     os.environ.update(environ)
+    conn.send(("ready",))
     while True:
         try:
             msg = conn.recv()
@@ -217,6 +218,7 @@ class _Proc:
         self.proc.start()
         child.close()
         self.task = None
+        self.ready = False
 
     def stop(self, kill: bool = False) -> None:
         try:
@@ -248,8 +250,8 @@ def _mp_context():
     from a server that has numpy and specgen imported but no backend loaded), else spawn."""
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["numpy", "specgen.sweep.chunk", "specgen.numerics.compare",
-                                    "specgen.generate.exact", "specgen.spec.loader"])
+        ctx.set_forkserver_preload(["numpy", "specgen.numerics.compare", "specgen.generate.exact",
+                                    "specgen.sweep.preload"])
         return ctx
     return mp.get_context("spawn")
 
@@ -288,6 +290,9 @@ def run_local(sweep: SweepDef, tasks: list[tuple[int, int]], workers: int, on_re
                         got = p.conn.recv()
                     except (EOFError, OSError):
                         got = None
+                if got == ("ready",):
+                    p.ready = True
+                    continue
                 if got is not None:
                     _, status, payload = got
                     t = p.task[1]
@@ -300,6 +305,9 @@ def run_local(sweep: SweepDef, tasks: list[tuple[int, int]], workers: int, on_re
                     continue  # readable for another reason; wait again
                 t = p.task[1]
                 msg = _died_message(p.proc.exitcode)
+                if not p.ready:
+                    raise SweepBug(f"a worker process failed to start ({msg[len('the backend process '):]}); "
+                                   f"a script that runs sweeps needs `if __name__ == '__main__':`")
                 p.stop(kill=True)
                 procs[i] = _Proc(ctx)
                 for part in _bisect(t, msg):
