@@ -217,7 +217,7 @@ def execute(p: Prepared, *, workers: int, scheduler: str = "local", shard=None, 
     acc = merge_all(done) if done else None
     if acc is not None:
         # only what this shard covers counts (a resume directory may hold other shards' chunks)
-        lo_hi = [(a, b) for a, b in planned]
+        lo_hi = _coalesce(planned)  # a chunk saved under another --chunk-size still counts
         inside = [s for s in done if any(a <= s.covered[0][0] and s.covered[-1][1] <= b for a, b in lo_hi)]
         acc = merge_all(inside) if inside else None
     covered = acc.covered if acc else []
