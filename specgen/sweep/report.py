@@ -280,15 +280,22 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
     with np.errstate(all="ignore"):
         x = bits.astype(f"uint{d.bits}").view(d.numpy).astype(np.float64)
     keep = np.isfinite(x)
-    x, vals, fails = x[keep], vals[keep], fails[keep]
+    x, vals, fails, keys = x[keep], vals[keep], fails[keep], keys[keep].astype(np.int64)
     o = np.argsort(x)
-    x, vals, fails = x[o], vals[o], fails[o]
+    x, vals, fails, keys = x[o], vals[o], fails[o], keys[o]
+    # the line breaks where neighbouring bins were not swept (a partial sweep, a --range)
+    top_bit = d.bits - shift - 1
+    sign, mag = keys >> top_bit, keys & ((1 << top_bit) - 1)
+    joined = ((sign[1:] == sign[:-1]) & (np.abs(mag[1:] - mag[:-1]) == 1)) | ((mag[1:] == 0) & (mag[:-1] == 0))
     fig, ax = plt.subplots(figsize=(10, 4.2), dpi=110)
     floor = 1e-4
     finite = vals >= 0  # bins where every error is inf or NaN (special inputs, overflow) have -1
     top = 10 * max(1.0, float(vals[finite].max()) if finite.any() else 1.0)
-    ax.plot(x[finite], np.maximum(vals[finite], floor), "-", color="tab:blue", lw=0.8,
-            label="largest error in the bin (0 drawn at 1e-4)")
+    line_y = np.where(finite, np.maximum(vals, floor), np.nan)
+    gaps = np.flatnonzero(~joined) + 1
+    lx = np.insert(x, gaps, np.nan)
+    ly = np.insert(line_y, gaps, np.nan)
+    ax.plot(lx, ly, "-", color="tab:blue", lw=0.8, label="largest error in the bin (0 drawn at 1e-4)")
     bad = (fails > 0) & finite
     if bad.any():
         ax.plot(x[bad], np.maximum(vals[bad], floor), "o", color="tab:red", ms=2.5, label="bin with failing inputs")
@@ -296,16 +303,23 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
     if inf_bad.any():
         ax.plot(x[inf_bad], np.full(int(inf_bad.sum()), top), "^", color="darkred", ms=3.5,
                 label=f"failing bin, error inf or NaN (drawn at {top:.0e})")
-    ax.set_xscale("symlog", linthresh=f.min_normal)
-    lo_dec, hi_dec = math.ceil(math.log10(f.min_normal)), math.floor(math.log10(f.max_finite))
+    nz = np.abs(x[x != 0])
+    lin = max(f.min_normal, float(nz.min())) if nz.size else f.min_normal  # a --range need not reach 0
+    ax.set_xscale("symlog", linthresh=lin)
+    big = float(np.abs(x).max()) if x.size else f.max_finite
+    lo_dec, hi_dec = math.ceil(math.log10(lin)), math.floor(math.log10(max(big, lin)))
     step = max(1, (hi_dec - lo_dec) // 4)
     decs = [k for k in range(hi_dec, lo_dec - 1, -step) if k - lo_dec >= step // 2 or k == hi_dec]
-    ticks = sorted([-(10.0 ** k) for k in decs] + [0.0] + [10.0 ** k for k in decs])
+    ticks = sorted({-(10.0 ** k) for k in decs} | {0.0} | {10.0 ** k for k in decs})
+    ticks = [t for t in ticks if (x.min() <= t <= x.max()) or t == 0] if x.size else ticks
     ax.set_xticks(ticks)
     ax.set_xticklabels([("0" if t == 0 else f"{'-' if t < 0 else ''}1e{round(math.log10(abs(t)))}") for t in ticks],
                        fontsize=7)
+    if x.size:
+        pad = 0.02 * (x.max() - x.min()) if x.max() > x.min() else 1.0
+        ax.set_xlim(x.min() - (pad if x.min() < 0 else 0), x.max() + (pad if x.max() > 0 else 0))
     ax.set_yscale("log")
-    ax.set_xlabel(f"input x ({dtype}; symmetric log scale, linear below {f.min_normal:.3g})")
+    ax.set_xlabel(f"input x ({dtype}; symmetric log scale, linear below {lin:.3g})")
     ax.set_ylabel("error (ULP of the output)")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
