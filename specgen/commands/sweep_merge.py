@@ -44,10 +44,8 @@ def sweep_merge(reports, json_path, markdown_path, plot_path):
         click.echo(f"sweep-merge: {exc}", err=True)
         raise SystemExit(EXIT_USAGE)
     full = [tuple(r) for r in s.sweep["space"]["ranges"]] if s.sweep["space"]["kind"] == "bits" else None
-    if full is None:
-        from specgen.sweep.chunk import SweepDef  # noqa: F401 - sample spaces: one range 0..size-1
-        full = [tuple(r) for i in infos for r in i.get("planned", [])]
-        full = sorted(set(full))
+    if full is None:  # a sample space: the index ranges its shards planned
+        full = sorted({tuple(r) for i in infos for r in i.get("planned", [])})
     missing = subtract(sorted(full), s.covered) if full else []
     info = dict(infos[0])
     info.update({"shard": None, "merged_from": len(parts), "complete": not missing, "interrupted": False,

@@ -146,7 +146,7 @@ def markdown(s: Summary | None, info: dict, plot_name: str | None = None) -> str
                 else "bit patterns " + ", ".join(f"[{_hex(dtype, a)}, {_hex(dtype, b)}]" for a, b in rs))
     out += [f"- inputs: {what}",
             f"- adapter: `{sw['adapter']}` ({sw['backend']})",
-            f"- attributes: " + (", ".join(f"{k} = {v!r}" for k, v in sw["attributes"].items()) or "none")
+            "- attributes: " + (", ".join(f"{k} = {v!r}" for k, v in sw["attributes"].items()) or "none")
             + (" (the standard's defaults, not passed)" if not sw["attributes_given"] else ""),
             f"- run: {info.get('scheduler')} scheduler, {info.get('workers')} worker(s)"
             + (f", shard {info['shard']}" if info.get("shard") else "")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from specgen import dtypes as dt
 from specgen.sweep.chunk import SweepDef
@@ -176,7 +175,7 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
     sweep = SweepDef(op=op, standard=standard, version=str(version), dtype=dtype,
                      attributes=tuple(sorted(resolved.items())), attributes_given=given, adapter=loaded.name,
                      backend=loaded.backend_version, space=space_key, chunk_size=int(chunk_size))
-    return Prepared(sweep, space, spec, bool(named))
+    return Prepared(sweep, space, spec, bool(named), note)
 
 
 @dataclass
@@ -273,7 +272,3 @@ def _coalesce(rs):
             out.append([a, b])
     return out
 
-
-def values_of(dtype: str, bits: int) -> float:
-    u = np.array([bits], dtype=f"uint{dt.get(dtype).bits}")
-    return float(u.view(dt.get(dtype).numpy)[0])
