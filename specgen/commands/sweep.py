@@ -41,6 +41,10 @@ def write_reports(s, info, json_path, markdown_path, plot_path, command: str) ->
         except OSError as exc:
             click.echo(f"{command}: cannot write --plot {plot_path}: {exc.strerror or exc}", err=True)
             ok, plot_path = False, None
+        except Exception as exc:  # noqa: BLE001 - a plot that fails must not lose the other reports
+            click.echo(f"{command}: the plot failed ({type(exc).__name__}: {exc}); the other reports are written",
+                       err=True)
+            plot_path = None
     for name, path, render in (("--json", json_path, lambda: report.render_json(s, info)),
                                ("--markdown", markdown_path,
                                 lambda: report.markdown(s, info, _relative(plot_path, markdown_path)))):

@@ -26,7 +26,7 @@ from specgen.sweep.space import BitsSpace, SampleSpace
 from specgen.sweep.summary import Summary
 
 BISECT_CALLS = 256
-PROFILE_SIG_BITS = {"float64": 2}
+PROFILE_SIG_BITS = {"float64": 0}  # float64 samples: one bin per stratum
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,8 @@ def to_json(s: Summary | None, info: dict) -> dict:
 
 
 def render_json(s, info) -> str:
-    return json.dumps(to_json(s, info), sort_keys=True, indent=1) + "\n"
+    """Compact (a full float32 sweep's report is ~270 KB this way, twice that indented)."""
+    return json.dumps(to_json(s, info), sort_keys=True, separators=(",", ":")) + "\n"
 
 
 def terminal(s: Summary | None, info: dict) -> str:
@@ -316,7 +317,9 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
     ax.set_xticklabels([("0" if t == 0 else f"{'-' if t < 0 else ''}1e{round(math.log10(abs(t)))}") for t in ticks],
                        fontsize=7)
     if x.size:
-        pad = 0.02 * (x.max() - x.min()) if x.max() > x.min() else 1.0
+        with np.errstate(over="ignore"):
+            pad = 0.02 * (x.max() - x.min()) if x.max() > x.min() else 1.0
+        pad = pad if math.isfinite(pad) else 0.0  # float64's range spans more than a float64
         ax.set_xlim(x.min() - (pad if x.min() < 0 else 0), x.max() + (pad if x.max() > 0 else 0))
     ax.set_yscale("log")
     ax.set_xlabel(f"input x ({dtype}; symmetric log scale, linear below {lin:.3g})")
