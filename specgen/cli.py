@@ -16,10 +16,12 @@ COMMANDS = {
     "cases": ("specgen.commands.cases", "cases", "List the case ids `run` would select (same filters)."),
     "export": ("specgen.commands.export", "export", "Write the corpus for other harnesses (ONNX backend tests, npz)."),
     "generate": ("specgen.commands.generate", "generate", "Write reference code, validation code and golden vectors."),
-    "lint": ("specgen.commands.lint", "lint", "Validate spec files: FILE:LINE: key.path: message."),
+    "lint": ("specgen.commands.lint", "lint", "Validate spec files: FILE:LINE:COL: key.path: message."),
     "list": ("specgen.commands.list", "list_operators", "List operators, their standards and versions."),
     "run": ("specgen.commands.run", "run", "Run the vector corpus through an adapter and judge every case."),
     "show": ("specgen.commands.show", "show", "Render a spec as a standard's page."),
+    "sweep": ("specgen.commands.sweep", "sweep", "Sweep every input of a 16/32-bit dtype (or a float64 sample) through an adapter."),
+    "sweep-merge": ("specgen.commands.sweep_merge", "sweep_merge", "Combine the JSON results of sweep shards into one report."),
 }
 
 
