@@ -13,9 +13,11 @@ from pathlib import Path
 
 import click
 
-from specgen.runner import EXIT_ADAPTER, EXIT_NO_CASES, EXIT_USAGE
+from specgen.exitcodes import Exit
 
-EXIT_INTERRUPTED = 130
+EXIT_ADAPTER, EXIT_NO_CASES, EXIT_USAGE = int(Exit.ADAPTER), int(Exit.NOTHING), int(Exit.USAGE)
+
+EXIT_INTERRUPTED = int(Exit.INTERRUPTED)
 
 
 def _write(path: str, text: str | bytes) -> None:

@@ -10,7 +10,9 @@ import json
 
 import click
 
-from specgen.runner import EXIT_USAGE
+from specgen.exitcodes import Exit
+
+EXIT_USAGE = int(Exit.USAGE)
 
 
 @click.command("sweep-merge")

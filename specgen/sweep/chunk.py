@@ -136,7 +136,7 @@ def _call(sweep: SweepDef, spec, x: np.ndarray):
 
 def _run_once(sweep, w: _Worker, x) -> tuple[np.ndarray | None, str]:
     """The adapter's output for x, or (None, message)."""
-    from specgen.runner.core import invoke
+    from specgen.runner.invoke import invoke
 
     o = invoke(w.adapter, _call(sweep, w.spec, np.array(x, copy=True)))
     if o.status != "ok":

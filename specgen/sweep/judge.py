@@ -109,8 +109,8 @@ class Context:
         j.run()
         codes = np.zeros(x.shape[0], dtype=np.uint8)
         for name, code in _CODE.items():
-            if code:
-                codes[np.asarray(j.kind == name)] = code
+            if code and name in C.CODE:  # compare's per-element kinds are its CODE integers
+                codes[np.asarray(j.kind == C.CODE[name])] = code
         return codes, np.asarray(j.error, dtype=np.float64), np.asarray(j.bound, dtype=np.float64)
 
 

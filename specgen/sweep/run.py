@@ -139,10 +139,10 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
         loaded = load(adapter_name)  # AdapterLoadError propagates (exit 3)
     note = ""
     if not ignore_claims:
-        from specgen.adapters.base import first_covering
+        from specgen.adapters.base import covering
 
         probe = _ClaimProbe(op, standard, version, dtype, resolved)
-        claim, why = first_covering(loaded.claims, probe)
+        claim, _cause, why = covering(loaded.claims, probe)
         if claim is None:
             extra = ""
             try:
@@ -180,7 +180,7 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
 
 @dataclass
 class _ClaimProbe:
-    """What Claim.why_not reads of a case, for a sweep's calls (rank 1, dense)."""
+    """What Claim.unclaimed reads of a case, for a sweep's calls (rank 1, dense)."""
 
     op: str
     standard: str
