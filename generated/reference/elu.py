@@ -24,19 +24,20 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 OPERATOR = 'Elu'
 ATTRIBUTES = ['alpha']
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'directml': {'alpha': 1.0}, 'onnx': {'alpha': 1.0}, 'onednn': {'alpha': None}}
+DEFAULTS = {'directml': {'alpha': 1.0}, 'onnx': {'alpha': 1.0}, 'onednn': {'alpha': None}, 'webnn': {'alpha': 1.0}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'onednn': 'none'}
+DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'onednn': 'none', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'directml': {'1_0': ['float32', 'float16'], '2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']},
  'onnx': {'1': ['float64', 'float32', 'float16'],
           '6': ['float64', 'float32', 'float16'],
           '22': ['bfloat16', 'float64', 'float32', 'float16']},
- 'onednn': {'current': ['float32', 'float16', 'bfloat16']}}
+ 'onednn': {'current': ['float32', 'float16', 'bfloat16']},
+ 'webnn': {'2026-06-26': ['float32', 'float16']}}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
-CAST_TO_INPUT = []
+CAST_TO_INPUT = ['webnn']
 
 
 def _formula(x, alpha):
@@ -44,11 +45,11 @@ def _formula(x, alpha):
 
 
 # The formula each standard defines.
-FORMULA = {'directml': _formula, 'onnx': _formula, 'onednn': _formula}
+FORMULA = {'directml': _formula, 'onnx': _formula, 'onednn': _formula, 'webnn': _formula}
 
 
 def elu(x, alpha=None, *, standard='onnx', version=None):
-    """Elu of ``x`` as ``standard`` (directml, onnx, onednn) defines it; ``version``
+    """Elu of ``x`` as ``standard`` (directml, onnx, onednn, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]

@@ -74,7 +74,23 @@ STANDARDS = {'directml': {'title': 'DirectML',
                                                        'ranks': None},
                                                  'y': {'dtypes': ['float32', 'float16', 'bfloat16'],
                                                        'ranks': None}},
-                                     'extra_attributes': {}}}}}
+                                     'extra_attributes': {}}}},
+ 'webnn': {'title': 'WebNN',
+           'operator': 'elu',
+           'version_kind': 'snapshot',
+           'version_label': "W3C Editor's Draft of {version}",
+           'tensor_names': {'x': 'input', 'y': 'output'},
+           'attribute_names': {'alpha': 'alpha'},
+           'required': [],
+           'constraints': [[['x', 'y'], ['data_type', 'dimension_count', 'sizes']]],
+           'strides': False,
+           'zero_sizes': False,
+           'unknown_attributes': 'ignored',
+           'versions': {'2026-06-26': {'tensors': {'x': {'dtypes': ['float32', 'float16'],
+                                                         'ranks': [0, None]},
+                                                   'y': {'dtypes': ['float32', 'float16'],
+                                                         'ranks': [0, None]}},
+                                       'extra_attributes': {}}}}}
 
 
 def validate(standard, version, tensors, attributes=None):
