@@ -24,16 +24,21 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 OPERATOR = 'Softplus'
 ATTRIBUTES = ['steepness']
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'directml': {'steepness': 1.0}, 'onednn': {'steepness': 1.0}}
+DEFAULTS = {'directml': {'steepness': 1.0},
+ 'onednn': {'steepness': 1.0},
+ 'onnx': {'steepness': 1.0},
+ 'webnn': {'steepness': 1.0}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'directml': 'typical', 'onednn': 'applied'}
+DEFAULT_KIND = {'directml': 'typical', 'onednn': 'applied', 'onnx': 'applied', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'directml': {'1_0': ['float32', 'float16'], '2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']},
- 'onednn': {'current': ['float32', 'bfloat16', 'float16']}}
+ 'onednn': {'current': ['float32', 'bfloat16', 'float16']},
+ 'onnx': {'1': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']},
+ 'webnn': {'2026-06-26': ['float32', 'float16']}}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
-CAST_TO_INPUT = []
+CAST_TO_INPUT = ['webnn']
 
 
 def _formula(x, steepness):
@@ -41,11 +46,11 @@ def _formula(x, steepness):
 
 
 # The formula each standard defines.
-FORMULA = {'directml': _formula, 'onednn': _formula}
+FORMULA = {'directml': _formula, 'onednn': _formula, 'onnx': _formula, 'webnn': _formula}
 
 
-def softplus(x, steepness=None, *, standard='directml', version=None):
-    """Softplus of ``x`` as ``standard`` (directml, onednn) defines it; ``version``
+def softplus(x, steepness=None, *, standard='onnx', version=None):
+    """Softplus of ``x`` as ``standard`` (directml, onednn, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]

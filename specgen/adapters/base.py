@@ -338,12 +338,15 @@ class Call:
         return self.spec.standards.get(self.standard)
 
     def std_attributes(self, given_only: bool = False) -> dict[str, float]:
-        """Attributes under the standard's own names (threshold -> lambd for ONNX Shrink)."""
+        """Attributes under the standard's own names (threshold -> lambd for ONNX Shrink); an
+        attribute the standard fixes (it has no such attribute) is never passed."""
         std = self._standard()
         names = self.attributes_given if given_only else tuple(self.attributes)
         out = {}
         for name in names:
             if name not in self.attributes:
+                continue
+            if std is not None and name in std.attributes and std.attributes[name].fixed is not None:
                 continue
             std_name = std.attributes[name].name if std is not None and name in std.attributes else name
             out[std_name] = self.attributes[name]

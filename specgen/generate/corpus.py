@@ -82,6 +82,9 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
     for k in names:
         sets.append(AttrSet(f"zero-{k}", {n_: (0.0 if n_ == k else f32(v)) for n_, v in zip(names, base)}))
     sets.append(AttrSet("wide", {k: f32(10 * v) for k, v in zip(names, base)}))
+    fixed = spec.standards[standard].fixed()
+    if fixed:  # the standard has no such attribute: every set uses its fixed value
+        sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
     out, seen = [], set()
     for s in sets:
         key = tuple(s.values[k] for k in names)
@@ -89,6 +92,15 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
             seen.add(key)
             out.append(s)
     return out
+
+
+def given_attributes(aset: AttrSet, std) -> list[str]:
+    """The attributes a call passes: none for the defaults of a standard that applies them (ONNX),
+    never one the standard fixes (it has no such attribute)."""
+    if aset.default and std.attribute_defaults == "applied":
+        return []
+    fixed = std.fixed()
+    return [k for k in aset.values if k not in fixed]
 
 
 def attr_suffix(aset: AttrSet) -> str:
@@ -172,7 +184,7 @@ class OpCorpus:
         g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
         if g.overflow.any():
             raise AssertionError(f"{case_id}: integer overflow in designed values")
-        given = [] if (aset.default and std.attribute_defaults == "applied") else list(aset.values)
+        given = given_attributes(aset, std)
         tensors = {**inputs, self.y: g.y}
         self.w.add(id=case_id, op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
                    violations=[], shapes={k: list(v.shape) for k, v in tensors.items()},
@@ -434,7 +446,7 @@ def probe_attribute_name(spec) -> str:
     """A name no standard gives this operator (nor any of its versions' extra attributes)."""
     used = set(spec.attribute_names)
     for std in spec.standards.values():
-        used |= {b.name for b in std.attributes.values()}
+        used |= {b.name for b in std.attributes.values() if b.name}
         used |= {e.name for v in std.versions for e in v.extra_attributes}
     return next(n for n in PROBE_ATTRIBUTE_NAMES if n not in used)
 
@@ -447,7 +459,8 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     dtype = ver.dtypes(x)[0]
     base = _fit_rank([5], r0) if r0 else []
     sets = attribute_sets(spec, std.key)
-    attrs = dict(sets[0].values)
+    fixed = std.fixed()  # attributes the standard does not have are never passed
+    attrs = {k: v for k, v in sets[0].values.items() if k not in fixed}
     names = inputs + outputs
 
     def call(xd=dtype, xs=base, yd=dtype, ys=base, xst=None, yst=None, **other):
@@ -582,7 +595,7 @@ def exhaustive_cases(spec, writer: CorpusWriter) -> int:
                 aset = attribute_sets(spec, std.key)[0]
                 inputs = {x: values, **{k: np.full(shape, HELD_FLOAT[0], dtype=d.numpy) for k in others}}
                 g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
-                given = [] if (aset.default and std.attribute_defaults == "applied") else list(aset.values)
+                given = given_attributes(aset, std)
                 tensors = {**inputs, y: g.y}
                 writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
                            op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",

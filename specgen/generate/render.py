@@ -150,7 +150,7 @@ def validation_tables(spec) -> tuple[dict, dict]:
             "title": s.info.title, "operator": s.operator, "version_kind": s.info.version_kind,
             "version_label": s.info.version_label,
             "tensor_names": {t: b.name for t, b in s.tensors.items()},
-            "attribute_names": {a: b.name for a, b in s.attributes.items()},
+            "attribute_names": {a: b.name for a, b in s.attributes.items() if b.fixed is None},
             "required": required,
             "constraints": [[list(c.tensors), list(c.same)] for c in s.constraints],
             "strides": layout["strides"], "zero_sizes": layout["zero_sizes"],

@@ -299,7 +299,7 @@ def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float],
     case's ``dtype``, the values are those the standard computes with (WebNN casts its options to
     the input's data type: specs/_standards.yaml ``attribute_cast``)."""
     std = spec.standards.get(standard_key)
-    rename = {b.name: b.attribute for b in std.attributes.values()} if std else {}
+    rename = {b.name: b.attribute for b in std.attributes.values() if b.name} if std else {}
     out: dict[str, float] = {}
     for k, v in (attributes or {}).items():
         name = k if k in spec.attribute_names else rename.get(k, k)

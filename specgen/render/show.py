@@ -91,7 +91,7 @@ def english_list(items: list[str]) -> str:
 def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
     info = std.info
     tensor_names = {t: b.name for t, b in std.tensors.items()}
-    attr_names = {a: b.name for a, b in std.attributes.items()}
+    attr_names = {a: (b.name if b.name else number(b.fixed)) for a, b in std.attributes.items()}  # fixed: the value
     kinds = {t.name: "Input" for t in spec.inputs} | {t.name: "Output" for t in spec.outputs}
     descriptions = {t.name: t.description for t in spec.inputs + spec.outputs}
     attr_decl = {a.name: a for a in spec.attributes}
@@ -136,7 +136,9 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
                         "description": attr_decl[a].description, "required": b.required,
                         "default": None if b.default is None else number(b.default),
                         "default_float32": None if b.default is None else repr(b.default_float32)}
-                       for a, b in std.attributes.items()],
+                       for a, b in std.attributes.items() if b.fixed is None],
+        "fixed_attributes": [{"op_name": a, "value": number(b.fixed)} for a, b in std.attributes.items()
+                             if b.fixed is not None],
         "constraints": [_constraint_sentence(std, c, tensor_names) for c in std.constraints],
         "versions": versions,
         "version_kind": info.version_kind,

@@ -656,6 +656,12 @@ class _StandardBuilder:
             entry = c.mapping(raw, akp)
             if entry is None:
                 continue
+            if "fixed" in entry:  # the standard has no such attribute; its function uses this value
+                c.keys(entry, akp, ("fixed",), ("source",))
+                fixed = self.default_value(entry["fixed"], declared[name].type or "float32", akp + ("fixed",))
+                if fixed is not None:
+                    out[name] = m.AttributeBinding(name, None, None, False, fixed)
+                continue
             c.keys(entry, akp, ("name",), ("default", "required"))
             std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
             required = entry.get("required", mode == "none")

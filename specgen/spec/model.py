@@ -130,14 +130,17 @@ class TensorBinding:
 @dataclass(frozen=True)
 class AttributeBinding:
     attribute: str  # the operator's name (threshold)
-    name: str  # the standard's name (Threshold, lambd)
+    name: str | None  # the standard's name (Threshold, lambd); None where the standard fixes the value
     default: float | None
     required: bool
+    fixed: float | None = None  # the standard has no such attribute: its function uses this value (ONNX Softplus: 1)
 
     @property
     def default_float32(self) -> float | None:
-        """The default as the float32 the attribute stores (ONNX: 0.2 -> 0.20000000298023224)."""
-        return None if self.default is None else float(np.float32(self.default))
+        """The default as the float32 the attribute stores (ONNX: 0.2 -> 0.20000000298023224); a
+        fixed value is the default no call can change."""
+        value = self.fixed if self.fixed is not None else self.default
+        return None if value is None else float(np.float32(value))
 
 
 @dataclass(frozen=True)
@@ -224,8 +227,13 @@ class OpStandard:
         return tuple(v.version for v in self.versions)
 
     def defaults(self) -> dict[str, float | None]:
-        """Each attribute's default as stored (float32), None where the standard has none."""
+        """Each attribute's default as stored (float32), None where the standard has none (a fixed
+        attribute's value counts as its default)."""
         return {name: b.default_float32 for name, b in self.attributes.items()}
+
+    def fixed(self) -> dict[str, float]:
+        """Attributes the standard does not have, with the value its function uses (float32)."""
+        return {name: b.default_float32 for name, b in self.attributes.items() if b.fixed is not None}
 
     def same(self, prop: str) -> list[tuple[str, ...]]:
         return [c.tensors for c in self.constraints if prop in c.same]
