@@ -4,9 +4,7 @@
 """PRelu: which calls each standard allows. ``validate(standard, version, tensors,
 attributes) -> list[str]``: every violation, empty when legal. Example (a legal call, so []):
 
-    validate('directml', '5_1', {'x': {'dtype': 'float32', 'sizes': [2, 3]},
- 'slope': {'dtype': 'float32', 'sizes': [2, 3]},
- 'y': {'dtype': 'float32', 'sizes': [2, 3]}}, {})
+    validate('directml', '5_1', {'x': {'dtype': 'float32', 'sizes': [2, 3]}, 'slope': {'dtype': 'float32', 'sizes': [2, 3]}, 'y': {'dtype': 'float32', 'sizes': [2, 3]}}, {})
 """
 from ._checks import check
 

@@ -175,7 +175,8 @@ def validate_example(spec) -> str:
     tensors = {t.name: {"dtype": ver.dtypes(t.name)[0], "sizes": sizes} for t in spec.inputs + spec.outputs}
     required = {a: 0.5 for a, b in std.attributes.items()
                 if b.required or (std.attribute_defaults == "none" and b.default is None)}
-    return Code(f"validate({pyrepr(key)}, {pyrepr(ver.version)}, {pyrepr(tensors)}, {pyrepr(required)})")
+    described = "{" + ", ".join(f"{pyrepr(t)}: {pyrepr(d)}" for t, d in tensors.items()) + "}"  # one line
+    return Code(f"validate({pyrepr(key)}, {pyrepr(ver.version)}, {described}, {pyrepr(required)})")
 
 
 def validate_module(env: jinja2.Environment, spec) -> str:
