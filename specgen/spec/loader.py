@@ -23,6 +23,7 @@ from specgen.formula.parser import parse_formula
 from specgen.resources import specs_dir
 from specgen.spec import model as m
 from specgen.spec import schema, semantic
+from specgen.spec.schema import value_kind as _kind
 from specgen.spec.yaml_source import Document, YamlProblems, join_keypath, read_document
 
 STANDARDS_FILE = "_standards.yaml"
@@ -87,22 +88,6 @@ class _Checker:
             self.err(keypath, f"must be true or false, got {_kind(value)}")
             return None
         return value
-
-
-def _kind(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean {value}"
-    if isinstance(value, (int, float)):
-        return f"number {value!r}"
-    if isinstance(value, str):
-        return f"string {value!r}" if len(value) < 40 else "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
 
 
 def _version_key(version: str) -> tuple:

@@ -56,7 +56,8 @@ def validate(doc: Document, kind: str) -> list[Problem]:
     return sorted(problems.values(), key=lambda p: (p.line or 0, p.column or 0, p.keypath, p.message))
 
 
-def _kind(value) -> str:
+def value_kind(value) -> str:
+    """How an error message names a YAML value's type (``boolean true``, ``number 1.5``, ``a list``)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -102,9 +103,9 @@ def _explain(error) -> list[tuple[tuple, str]]:
         enums = [b["enum"] for b in map(_resolve, sch.get("anyOf", sch.get("oneOf", []))) if "enum" in b]
         if enums and not isinstance(value, (dict, list)):
             lists = any(_resolve(b).get("type") == "array" for b in sch.get("anyOf", sch.get("oneOf", [])))
-            return [(path, f"{_kind(value)} is not allowed; expected one of: {_choices(enums[0])}"
+            return [(path, f"{value_kind(value)} is not allowed; expected one of: {_choices(enums[0])}"
                            + (" (or a list of them)" if lists else ""))]
-        return [(path, f"must be {_describe(sch)}, got {_kind(value)}")]
+        return [(path, f"must be {_describe(sch)}, got {value_kind(value)}")]
     if v == "required":
         return [(path, f"missing required key {k!r}") for k in error.validator_value
                 if isinstance(value, dict) and k not in value]
@@ -117,10 +118,10 @@ def _explain(error) -> list[tuple[tuple, str]]:
         return out
     if v == "type":
         types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        return [(path, f"must be {' or '.join(_TYPE_WORDS[t] for t in types)}, got {_kind(value)}")]
+        return [(path, f"must be {' or '.join(_TYPE_WORDS[t] for t in types)}, got {value_kind(value)}")]
     if v in ("enum", "const"):
         allowed = error.validator_value if v == "enum" else [error.validator_value]
-        return [(path, f"{_kind(value)} is not allowed; expected one of: {_choices(allowed)}")]
+        return [(path, f"{value_kind(value)} is not allowed; expected one of: {_choices(allowed)}")]
     if v == "pattern":
         return [(path, f"{value!r} is not a valid {sch.get('x-what', 'value')}")]
     if v == "minLength":
@@ -138,9 +139,9 @@ def _explain(error) -> list[tuple[tuple, str]]:
         dup = sorted({str(x) for x in value if value.count(x) > 1})
         return [(path, f"lists an item twice: {', '.join(dup)}")]
     if v == "minimum":
-        return [(path, f"must be >= {error.validator_value}, got {_kind(value)}")]
+        return [(path, f"must be >= {error.validator_value}, got {value_kind(value)}")]
     if v == "maximum":
-        return [(path, f"must be <= {error.validator_value}, got {_kind(value)}")]
+        return [(path, f"must be <= {error.validator_value}, got {value_kind(value)}")]
     return [(path, error.message)]  # pragma: no cover - every keyword the schemas use is handled above
 
 
