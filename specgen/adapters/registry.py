@@ -233,6 +233,11 @@ def verify_claims(name: str, claims, specs: dict | None = None) -> tuple[list[Cl
                 problems.append(f"claim for {claim.op} limits attribute {attr!r}"
                                 f"{did_you_mean(attr, spec.attribute_names)}, which {spec.name} does not have "
                                 f"(attributes: {', '.join(spec.attribute_names) or 'none'})")
+        inputs = [t.name for t in spec.inputs]
+        for tensor in claim.shapes:
+            if tensor not in inputs:
+                problems.append(f"claim for {claim.op} limits the shape of {tensor!r}{did_you_mean(tensor, inputs)}, "
+                                f"which is not an input of {spec.name} (inputs: {', '.join(inputs)})")
     return good, problems, warnings
 
 
