@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -219,11 +220,12 @@ def measure(loaded, spec, dtype: str, aset: AttrSet, inputs: dict, golden_for) -
     full = {k: np.broadcast_to(v, x.shape).reshape(-1) for k, v in inputs.items()}
     expected = golden_for(row.standard).reshape(-1)
     row.elements = expected.size
-    finite_in = np.all([np.isfinite(v.astype(np.float64)) for v in full.values()], axis=0)
-    finite = finite_in & np.isfinite(expected.astype(np.float64))
-    row.finite = int(finite.sum())
-    dist = U.ulp_distance(actual[finite], expected[finite], dtype).astype(np.float64)
-    dist[~np.isfinite(actual[finite].astype(np.float64))] = np.inf
+    with np.errstate(all="ignore"):
+        finite_in = np.all([np.isfinite(v.astype(np.float64)) for v in full.values()], axis=0)
+        finite = finite_in & np.isfinite(expected.astype(np.float64))
+        row.finite = int(finite.sum())
+        dist = U.ulp_distance(actual[finite], expected[finite], dtype).astype(np.float64)
+        dist[~np.isfinite(actual[finite].astype(np.float64))] = np.inf
     if dist.size:
         row.max_ulp = float(dist.max())
         row.p999_ulp, row.p99_ulp = (float(q) for q in np.quantile(dist, [0.999, 0.99], method="higher"))
@@ -323,7 +325,10 @@ def markdown(rows: list[Row], info: dict) -> str:
         "between the backend's result and the correctly rounded golden value, over the elements with finite "
         "input and finite golden value. *outside bound*: share of all elements (NaN, ±inf inputs "
         "included) that the spec's tolerance rejects, with compare's failure kinds; the worst of them "
-        "follows the table. The tolerance is a per-element model (above), not one ULP number. Wall time: golden values, the backend call and the judgement, on this loaded 2-core machine.",
+        "follows the table. The tolerance is a per-element model (above), not one ULP number. Wall time (s): golden "
+        "values, the backend call and the judgement"
+        + (f"; {info['seconds']} s in all, on a 2-core machine with load average {info['load']}" if "seconds" in info else "")
+        + ".",
         "",
         "| op | attributes | dtype | spec bound | backend | max ULP | 99.9% | 99% | exactly rounded | outside bound | s |",
         "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |",
@@ -376,6 +381,7 @@ def main(argv=None) -> int:
     rows, info = run(a.op, tuple(a.adapter or ADAPTERS), tuple(a.dtype or DTYPES), a.float32_samples, a.seed,
                      None if a.quiet else (lambda s: print(s, file=sys.stderr, flush=True)))
     info["seconds"] = round(time.perf_counter() - t0, 1)
+    info["load"] = f"{os.getloadavg()[0]:.1f}"
     table = markdown(rows, info)
     if a.json:
         a.json.write_text(json.dumps({"info": info, "rows": [r.__dict__ for r in rows]}, indent=1, default=str) + "\n")
