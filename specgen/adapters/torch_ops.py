@@ -169,7 +169,7 @@ def channel_vector(slope: np.ndarray, of_shape) -> np.ndarray:
     """A slope that varies along axis 1 of ``of_shape`` only (or one element) as the 1-D array torch's
     prelu takes: its values along that axis."""
     if slope.size == 1:
-        return np.ascontiguousarray(slope.reshape(1))
+        return np.array(slope.reshape(1), copy=True)
     full = np.broadcast_to(slope, tuple(of_shape))
     index = tuple(slice(None) if i == 1 else 0 for i in range(len(of_shape)))
-    return np.ascontiguousarray(full[index])
+    return np.array(full[index], copy=True)  # a writable copy: torch warns on read-only arrays
