@@ -184,3 +184,23 @@ def test_a_broken_mapping_names_file_line_and_field(specs, tmp_path, old, new, m
 def test_a_function_torch_lacks_is_an_error_naming_it(specs):
     with pytest.raises(SpecError, match=r"torch 0.0-fake has no function torch.nn.functional.softsign"):
         torch_ops.load(specs, torch=fake_torch([], missing=("nn.functional.softsign",)))
+
+
+def test_a_string_attribute_is_passed_through_the_value_map(specs, tmp_path):
+    # GELU's approximate (erf | tanh; ONNX spells erf 'none', as torch does) on a spec stand-in, so that
+    # the map is checked before the GELU spec is on this branch
+    gelu = types.SimpleNamespace(id="gelu", name="Gelu", inputs=[types.SimpleNamespace(name="x")],
+                                 attributes=[types.SimpleNamespace(name="approximate", values=("erf", "tanh"))],
+                                 attribute_names=())
+    m = torch_ops.load({**specs, "gelu": gelu}, torch=fake_torch([]))
+    entry = next(e for e in m.entries if e.op == "gelu")
+    assert entry.kwargs({"approximate": "erf"}) == {"approximate": "none"}
+    assert entry.kwargs({"approximate": "tanh"}) == {"approximate": "tanh"}
+    assert entry.kwargs({"approximate": "none"}) == {"approximate": "none"}  # ONNX's spelling is torch's
+    with pytest.raises(KeyError, match="no torch value for approximate='exact'"):
+        entry.kwargs({"approximate": "exact"})
+    # a value the spec lists but the map lacks is an error naming the line
+    path = _broken(tmp_path, "map: {erf: none, tanh: tanh}", "map: {erf: none}")
+    with pytest.raises(SpecError, match=r"torch_ops.yaml:\d+:\d+: functions\[\d+\].arguments.approximate.map: "
+                                        r"no torch value for approximate = 'tanh'"):
+        torch_ops.load({**specs, "gelu": gelu}, path, fake_torch([]))

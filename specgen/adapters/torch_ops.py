@@ -32,7 +32,7 @@ class Entry:
 
     op: str
     call: str  # dotted path under the torch module
-    arguments: Mapping[str, Any]  # torch keyword -> ("attr", name) or ("value", literal)
+    arguments: Mapping[str, Any]  # torch keyword -> ("attr", name), ("value", literal) or ("map", name, {v: torch v})
     rules: Mapping[str, AttrRule]
     channel_of: Mapping[str, str]  # spec input -> the input whose axis 1 it runs along
     dtypes: tuple[str, ...]
@@ -55,8 +55,14 @@ class Entry:
 
     def kwargs(self, attributes: Mapping[str, Any]) -> dict:
         out = {}
-        for kw, (kind, v) in self.arguments.items():
-            value = attributes[v] if kind == "attr" else v
+        for kw, (kind, v, *table) in self.arguments.items():
+            value = v if kind == "value" else attributes[v]
+            if kind == "map":
+                table = table[0]
+                if value in table:
+                    value = table[value]
+                elif value not in table.values():  # a standard's own spelling that is torch's too passes
+                    raise KeyError(f"torch.{self.call}: no torch value for {v}={value!r} (mapped: {', '.join(map(str, table))})")
             out[kw] = value if isinstance(value, (str, bool)) else float(value)
         return out
 
@@ -121,12 +127,23 @@ def load(specs: Mapping[str, Any], path: str | Path = MAPPING, torch=None) -> Op
             result.skipped.append(f"{op}: torch.{item['call']} not claimed, no spec {op!r} in specs/ yet "
                                   f"({doc.path}:{doc.line(at)})")
             continue
-        names = list(spec.attribute_names)
+        names = [a.name for a in spec.attributes]  # string attributes (GELU's approximate) included
         inputs = [t.name for t in spec.inputs]
         arguments: dict[str, tuple] = {}
         for kw, arg in item.get("arguments", {}).items():
-            if isinstance(arg, dict):
+            if isinstance(arg, dict) and "value" in arg:
                 arguments[kw] = ("value", arg["value"])
+            elif isinstance(arg, dict):
+                if arg["attribute"] not in names:
+                    problem(at + ("arguments", kw, "attribute"),
+                            f"{op} has no attribute {arg['attribute']!r} (its attributes: {', '.join(names) or 'none'})")
+                    continue
+                values = getattr(next(a for a in spec.attributes if a.name == arg["attribute"]), "values", ()) or ()
+                unmapped = [v for v in values if v not in arg["map"]]
+                if unmapped:
+                    problem(at + ("arguments", kw, "map"), f"no torch value for {arg['attribute']} = "
+                                                           f"{', '.join(map(repr, unmapped))} (map every value the spec lists)")
+                arguments[kw] = ("map", arg["attribute"], dict(arg["map"]))
             elif arg not in names:
                 problem(at + ("arguments", kw), f"{op} has no attribute {arg!r} (its attributes: {', '.join(names) or 'none'})")
             else:
@@ -140,7 +157,7 @@ def load(specs: Mapping[str, Any], path: str | Path = MAPPING, torch=None) -> Op
                 problem(at + ("attributes", name, "same_as"), f"{op} has no attribute {r['same_as']!r} (its attributes: {', '.join(names)})")
                 continue
             rules[name] = _rule(r)
-        passed = {v for kind, v in arguments.values() if kind == "attr"}
+        passed = {a[1] for a in arguments.values() if a[0] in ("attr", "map")}
         for name in names:
             r = item.get("attributes", {}).get(name, {})
             pinned = len(r.get("values", ())) == 1 or ("same_as" in r and r["same_as"] in passed)
