@@ -112,10 +112,19 @@ def latest_version(spec, standard: str, dtype: str):
 
 
 def attribute_sets(spec) -> list[AttrSet]:
+    """The standard's defaults (where it has one for every attribute) and one other set: the
+    spec's first test_attributes, else the first example's attributes that differ from them."""
     from specgen.numerics.compare import resolve_attributes
 
+    def resolved(std, values):
+        try:
+            return resolve_attributes(spec, std, values)
+        except KeyError:  # an attribute without a default (DirectML PARAMETRIC_SOFTPLUS) and no value
+            return None
+
     std = standard_for(spec)
-    sets = [AttrSet("default", std, resolve_attributes(spec, std, {}), ())]
+    defaults = resolved(std, {})
+    sets = [AttrSet("default", std, defaults, ())] if defaults is not None else []
     if not spec.attribute_names:
         return sets
     candidates = [(t.name, dict(t.values)) for t in spec.test_attributes]
@@ -123,10 +132,8 @@ def attribute_sets(spec) -> list[AttrSet]:
         candidates.append((f"example {i + 1}", dict(ex.attributes)))
     for name, values in candidates:
         std2 = standard_for(spec, tuple(values))
-        if std2 is None:
-            continue
-        full = resolve_attributes(spec, std2, values)
-        if full != resolve_attributes(spec, std2, {}):
+        full = resolved(std2, values) if std2 is not None else None
+        if full is not None and full != resolved(std2, {}):
             sets.append(AttrSet(name, std2, full, tuple(a for a in spec.attribute_names if a in values)))
             break
     return sets
