@@ -28,9 +28,13 @@ class TorchAdapter(Adapter):
 
     @property
     def mapping(self) -> torch_ops.OpMapping:
-        if self._mapping is None:
-            self._mapping = torch_ops.load(self.specs, self._path, self._torch)
-        return self._mapping
+        """The checked mapping (without torch, e.g. on an instance made without __init__, the
+        functions are not looked up)."""
+        got = self.__dict__.get("_mapping")
+        if got is None:
+            got = self.__dict__["_mapping"] = torch_ops.load(self.specs, self.__dict__.get("_path", torch_ops.MAPPING),
+                                                             self.__dict__.get("_torch"))
+        return got
 
     @property
     def skipped(self) -> list[str]:
