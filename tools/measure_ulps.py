@@ -174,13 +174,18 @@ def _case(spec, standard, version, dtype, inputs, attrs):
 
 
 def _bound_text(spec, dtype: str) -> str:
+    """The spec's tolerance for the dtype, and for comparison the flat ULP tolerance of WebNN's
+    conformance tests where the spec records it (a fact of its webnn block)."""
     tol = spec.tolerance.get(dtype)
     if tol is None:
         return "none"
     if tol.metric == "model":
-        return f"model ({tol.intermediate} intermediates)"
-    value = getattr(tol, "value", None)
-    return f"{tol.metric} {value}" if value is not None else tol.metric
+        text = f"model ({tol.intermediate} intermediates)"
+    else:
+        text = f"{tol.metric} {tol.value}" if tol.value is not None else tol.metric
+    webnn = spec.standards.get("webnn")
+    wpt = webnn.versions[-1].facts.get("wpt_ulp_tolerance") if webnn is not None and webnn.versions else None
+    return f"{text}; WebNN tests: {wpt} ULP" if wpt is not None else text
 
 
 def measure(loaded, spec, dtype: str, aset: AttrSet, inputs: dict, golden_for) -> Row:
