@@ -204,3 +204,22 @@ def test_a_string_attribute_is_passed_through_the_value_map(specs, tmp_path):
     with pytest.raises(SpecError, match=r"torch_ops.yaml:\d+:\d+: functions\[\d+\].arguments.approximate.map: "
                                         r"no torch value for approximate = 'tanh'"):
         torch_ops.load({**specs, "gelu": gelu}, path, fake_torch([]))
+
+
+class FakeTorchAdapter(TorchAdapter):
+    """The torch adapter on the fake torch module, loaded through the registry like any plugin."""
+
+    requires = ()
+
+    def __init__(self):
+        super().__init__(torch_module=fake_torch([]))
+
+
+def test_entries_without_a_spec_are_load_notes_of_the_adapter(specs):
+    from specgen.adapters.registry import load_object
+
+    loaded = load_object("torch-fake", "test_torch_ops:FakeTorchAdapter", specs=specs)
+    listed = {item["op"] for item in read_document(torch_ops.MAPPING).data["functions"]}
+    notes = [w for w in loaded.warnings if "not claimed, no spec" in w]
+    assert sorted(n.split(":")[0] for n in notes) == sorted(listed - set(specs))
+    assert {c.op for c in loaded.claims} == listed & set(specs)

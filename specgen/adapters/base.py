@@ -473,6 +473,11 @@ class Adapter:
         :class:`Rejected` (or one of ``rejection_errors``) is then the rejection."""
         return None
 
+    def load_notes(self) -> Sequence[str]:
+        """Optional: lines shown as warnings when the adapter loads (``specgen adapters``, ``run``), e.g.
+        the entries of a data-driven op mapping that claim nothing yet because their spec is absent."""
+        return ()
+
     def why_unclaimed(self, op: str, standard: str, version: str, dtype: str) -> str | None:
         """Optional: why the adapter does not claim this (op, standard, version, dtype), e.g. the
         backend's own "not implemented" message. Shown next to *unsupported* cases."""

@@ -289,4 +289,8 @@ def load_object(name: str, value: str, dist: str = "", specs: dict | None = None
     claims, problems, warnings = verify_claims(name, raw, specs)
     if problems:
         raise AdapterLoadError(name, INCOMPLETE, problems, value)
+    try:
+        warnings += [str(n) for n in (adapter.load_notes() if hasattr(adapter, "load_notes") else ())]
+    except Exception as exc:  # a broken note must not stop a run
+        warnings.append(f"load_notes() raised {type(exc).__name__}: {exc}")
     return LoadedAdapter(name, value, adapter, claims, dist, warnings)
