@@ -109,3 +109,36 @@ def test_exhaustive_sweeps_cover_every_designed_attribute_set(monkeypatch):
     cp.exhaustive_case(spec, w, std, std.versions[-1], "float16", aset)
     (entry,) = w.cases
     assert entry["attributes"] == aset.values and aset.name in entry["tags"] and entry["id"].endswith(cp.attr_suffix(aset))
+
+
+def test_nonfinite_attribute_probes_follow_the_standards_rule():
+    """WebNN (nonfinite_attributes: rejected) gets NaN, +inf and -inf per settable attribute in every
+    row; standards that do not forbid them get no such probe; the manifest keeps the float values."""
+    neg = [c for c in ALL if c.kind == "negative" and "attribute-value" in c.tags]
+    assert neg and {c.standard for c in neg} == {k for s in SPECS.values() for k, std in s.standards.items()
+                                                   if std.info.nonfinite_attributes == "rejected"}
+    for op, spec in SPECS.items():
+        for key, std in spec.standards.items():
+            if std.info.nonfinite_attributes != "rejected":
+                continue
+            settable = [a for a in spec.attribute_names if a not in std.fixed()]
+            for ver in std.versions:
+                got = sorted(c.id.rsplit("/", 1)[1] for c in neg if (c.op, c.standard, c.version) == (op, key, ver.version))
+                assert got == sorted(f"reject-attribute-{a}-{v}" for a in settable for v in ("nan", "inf", "neg-inf"))
+    for c in neg:
+        (bad,) = [v for v in c.attributes.values() if not np.isfinite(v)]
+        if c.id.endswith("-nan"):
+            assert np.isnan(bad), c.id
+        else:
+            assert bad == (-np.inf if c.id.endswith("-neg-inf") else np.inf), c.id
+
+
+def test_passing_nonfinite_options_through_fails_exactly_the_attribute_value_cases():
+    """Two WebNN fakes that differ only in rejecting NaN/inf options differ exactly on those cases."""
+    cases = [c for c in ALL if c.kind == "negative" and c.op == "hard_sigmoid" and c.standard == "webnn"]
+    loose = [r.verdict for r in run("WebNNChecksTensorsOnly", cases)]
+    strict = [r.verdict for r in run("WebNNRejectsNonFinite", cases)]
+    differ = {c.id for c, a, b in zip(cases, loose, strict) if a != b}
+    assert differ == {c.id for c in cases if "attribute-value" in c.tags}
+    assert {v for c, v in zip(cases, loose) if c.id in differ} == {FAIL}
+    assert {v for c, v in zip(cases, strict) if c.id in differ} == {PASS}

@@ -573,6 +573,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     if std.info.unknown_attributes == "rejected":  # WebNN: WebIDL dictionaries ignore unknown members
         unknown = probe_attribute_name(spec)
         out.append(Probe(f"attribute-{unknown}", "unknown-attribute", call(), {**attrs, unknown: 1.0}))
+    out.extend(nonfinite_attribute_probes(spec, std, call, attrs))
     layout = rules.layout(std.info)
     if base and not layout["zero_sizes"]:
         z = base[:-1] + [0]
@@ -587,6 +588,20 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         else:
             out.append(Probe("strides-given", "strides", call(xst=interleaved_strides(base)), attrs))
     return out
+
+
+NONFINITE_ATTRIBUTE_VALUES = (("nan", float("nan")), ("inf", float("inf")), ("neg-inf", float("-inf")))
+
+
+def nonfinite_attribute_probes(spec, std, call, attrs: dict) -> list[Probe]:
+    """Where the standard rejects NaN and infinite attribute values (``nonfinite_attributes:
+    rejected``; WebNN's options are WebIDL ``double``): each attribute a call can set at NaN, +inf and
+    -inf, the others as in the row's other probes."""
+    if std.info.nonfinite_attributes != "rejected":
+        return []
+    fixed = std.fixed()
+    return [Probe(f"attribute-{k}-{label}", "attribute-value", call(), {**attrs, k: value})
+            for k in spec.attribute_names if k not in fixed for label, value in NONFINITE_ATTRIBUTE_VALUES]
 
 
 def _with(call, t: str, y: str, yd=None, ys=None):

@@ -117,3 +117,26 @@ class HugeAttributeSaturates(_AttributeDefect):
 
     def alter(self, a):
         return {k: float(np.clip(v, -65504, 65504)) for k, v in a.items()}
+
+
+class WebNNChecksTensorsOnly(Correct):
+    """WebNN hardSigmoid/elu-style: checks dtypes, ranks and shapes but passes NaN and infinite
+    options through (as an ``unrestricted double`` would): wrong only on the attribute-value cases."""
+
+    ops = ("hard_sigmoid",)
+
+    def claims(self):
+        return [Claim(op=op, standard="webnn", dtypes=FLOATS, rejects=True) for op in self.ops]
+
+
+class WebNNRejectsNonFinite(WebNNChecksTensorsOnly):
+    """The same with WebIDL ``double`` options: NaN and +-inf throw. Correct."""
+
+    def accepts(self, call):
+        return super().accepts(call) and all(math.isfinite(v) for v in call.attributes.values())
+
+    def run(self, call):
+        if not all(math.isfinite(v) for v in call.attributes.values()):
+            from specgen.adapters.base import Rejected
+            raise Rejected("TypeError: not a finite double")
+        return super().run(call)
