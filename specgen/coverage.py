@@ -107,6 +107,10 @@ CLASSES: tuple[CaseClass, ...] = (
               lambda c: True, tags=("size-boundary",)),
     CaseClass("must-reject", "illegal calls the rules reject (per table row)", lambda c: True, kind="negative",
               scope="row"),
+    CaseClass("nonfinite-attribute-rejects", "NaN and infinite attribute values, where the standard rejects them "
+              "(nonfinite_attributes: rejected; per table row)",
+              lambda c: c.std.info.nonfinite_attributes == "rejected" and _settable_attributes(c),
+              tags=("attribute-value",), scope="row"),
 )
 CLASS_NAMES = tuple(k.name for k in CLASSES)
 
@@ -199,7 +203,7 @@ def _count(cls: CaseClass, pool: list, cell: Cell, views: dict, cov: CellCoverag
     for c in pool:
         if cls.kind is not None and c.kind == cls.kind:
             n += 1
-        elif cls.tags and c.kind == "positive" and set(c.tags or ()) & set(cls.tags):
+        elif cls.tags and (c.kind == "positive" or cls.scope == "row") and set(c.tags or ()) & set(cls.tags):
             n += 1
         elif cls.data is not None and c.kind == "positive":
             view = views.setdefault(id(c), _CaseView(c, cell.spec))
