@@ -302,6 +302,22 @@ def test_integer_results_are_exactly_the_listed_roundings(dtype):
         assert not c.ok and c.mismatches == 1 and c.worst.index == (i,), (i, wrong, c.summary())
 
 
+def test_integer_fast_path_gives_the_full_judgements_verdicts():
+    x = np.arange(-128, 128, dtype=np.int8)
+    attrs = {"bias": 3.5, "threshold": 1.0}
+    trunc = np.trunc(np.where(x > 1, x - 3.5, np.where(x < -1, x + 3.5, 0.0))).astype(np.int8)
+    rng = np.random.default_rng(7)
+    for trial in range(4):
+        got = trunc.copy()
+        hit = rng.choice(x.size, size=20, replace=False)
+        got[hit] += rng.integers(-2, 3, size=20).astype(np.int8)
+        fast = compare(SH, "onnx", "int8", {"x": x}, attrs, trunc, got)
+        full = compare(SH, "onnx", "int8", {"x": x}, attrs, trunc, got, fast=False)
+        assert (fast.ok, fast.mismatches, fast.kinds) == (full.ok, full.mismatches, full.kinds)
+        assert [e.index for e in fast.first] == [e.index for e in full.first]
+        assert fast.worst.index == full.worst.index or full.ok
+
+
 def test_integer_rounding_is_decided_exactly_where_float64_cannot():
     """int64 2**62 + 1 - 0.25: float64 holds neither the input nor the result; truncation gives
     2**62, nearest-even 2**62 + 1; 2**62 - 1 (what a float64 path gives after its own rounding,
