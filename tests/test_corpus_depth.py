@@ -142,3 +142,22 @@ def test_passing_nonfinite_options_through_fails_exactly_the_attribute_value_cas
     assert differ == {c.id for c in cases if "attribute-value" in c.tags}
     assert {v for c, v in zip(cases, loose) if c.id in differ} == {FAIL}
     assert {v for c, v in zip(cases, strict) if c.id in differ} == {PASS}
+
+
+def test_an_undecidable_boundary_set_is_left_out_and_said(monkeypatch):
+    import specgen.generate.corpus as cp
+    from specgen.errors import Problem, SpecError
+    from specgen.vectors import CorpusWriter
+
+    spec = SPECS["elu"]
+    std = spec.standards["onnx"]
+    stats = cp.Stats()
+    oc = cp.OpCorpus(spec, CorpusWriter(), stats, None)
+
+    def undecided(*a, **k):
+        raise SpecError([Problem("specs/elu.yaml", None, "formula", "undecided at 4096 bits")])
+
+    monkeypatch.setattr(cp, "golden", undecided)
+    oc.attribute_boundaries(std, std.versions[-1], "float32")
+    assert len(stats.left_out) == 3 and all("undecided at 4096 bits" in m for m in stats.left_out)
+    assert stats.positive == 0
