@@ -208,4 +208,9 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
     for name in std["required"]:
         if attrs.get(name) is None:
             problems.append(f"attribute {std['attribute_names'][name]!r} is required by {where} and was not given")
+    for name, spelled in std.get("attribute_values", {}).items():
+        value = attrs.get(name)
+        if value is not None and value not in spelled and value not in spelled.values():
+            problems.append(f"attribute {std['attribute_names'][name]!r} = {value!r} is not a value of {where} "
+                            f"(values: {', '.join(repr(v) for v in spelled.values())})")
     return problems

@@ -189,7 +189,8 @@ class _Interval:
                     e2 = (np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + np.where(tiny, plain, err)) * self.inflate
                     over = (np.abs(a.v) > self.safe_max) | (np.abs(b.v) > self.safe_max) | (np.abs(p) > self.safe_max)
                     return _Iv(p, e2, bad | over | ~np.isfinite(p) | ~np.isfinite(e2), _sgn(a) * _sgn(b))
-                return _Iv(p, e, bad | self.risky(a.v, b.v, p) & (p != 0) | ~np.isfinite(p) | ~np.isfinite(e))
+                # a product that underflowed to 0 is not exact (0.5 * 2^-1074): only a zero factor makes it so
+                return _Iv(p, e, bad | self.risky(a.v, b.v, p) & (a.v != 0) & (b.v != 0) | ~np.isfinite(p) | ~np.isfinite(e))
             q = a.v / b.v
             den = np.abs(b.v) - b.e
             p = q * b.v
@@ -519,7 +520,10 @@ class Golden:
 def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, float], out_dtype: str,
            standard: str | None = None) -> Golden:
     """Expected output for elementwise ``inputs`` (same shape) and float32-rounded ``attributes``,
-    by the formula of ``standard`` (its own where it has one, else the operator's)."""
+    by the formula of ``standard`` (its own where it has one, else the operator's). A string
+    attribute that selects the formula (GELU's approximate) is resolved first (OpSpec.resolve)."""
+    if getattr(spec, "choice", None) is not None:
+        spec, attributes = spec.resolve(attributes, standard)
     node = spec.formula_for(standard)
     names = list(inputs)
     arrays = {k: np.asarray(v) for k, v in inputs.items()}

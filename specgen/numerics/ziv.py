@@ -343,8 +343,9 @@ def _fmt(v) -> str:
 
 def decide(node, values: dict, dtype: str):
     """The golden value of one element: ``values`` maps names to exact floats (inputs) or Python
-    floats (attributes). Returns (value, exact_zero): exact_zero when the exact result is 0 (the
-    caller gives it the sign of the literal IEEE evaluation). Raises Undecided past MAX_PREC."""
+    floats (attributes). Returns (value, exact_zero): exact_zero when the exact result is 0, or a
+    value so small that it rounds to a zero of either sign (the caller gives it the sign of the
+    literal IEEE evaluation). Raises Undecided past MAX_PREC."""
     prec = START_PREC
     last = None
     while prec <= MAX_PREC:
@@ -365,6 +366,11 @@ def decide(node, values: dict, dtype: str):
                 r_lo, r_hi = round_mpf(lo, dtype), round_mpf(hi, dtype)
                 if r_lo == r_hi and (r_lo != 0 or math.copysign(1, r_lo) == math.copysign(1, r_hi)):
                     return r_lo, False
+                if r_lo == r_hi == 0:
+                    # every point of the enclosure rounds to a zero and only its sign is open (the
+                    # enclosure touches 0: 1 + erf(t) for t far below 0 is below any working
+                    # precision): a zero, signed like an exact zero, by the literal evaluation
+                    return 0.0, True
                 last = f"enclosure [{_fmt(lo)}, {_fmt(hi)}] straddles a rounding boundary of {dtype}"
             else:
                 last = "NaN at one end of the enclosure"
