@@ -35,6 +35,15 @@ EXP_CAP_LOG2 = 1100  # |argument| of exp/expm1/tanh/erf beyond 2^1100 (any float
 LITERAL_MAX_DIGITS = 2000  # a decimal literal with more digits or a larger exponent is refused
 
 
+def _decreasing() -> frozenset:
+    from specgen.formula.functions import FUNCTIONS
+
+    return frozenset(name for name, f in FUNCTIONS.items() if f.monotone == "decreasing")
+
+
+_DECREASING = _decreasing()
+
+
 class Undecided(Exception):
     """Still undecided at MAX_PREC bits (or an enclosure is unbounded where it must not be)."""
 
@@ -214,8 +223,10 @@ class _Eval:
                 raise Undecided("pow with a base that is not positive")
             vals = [libmp.mpf_pow(x, y, p, "n") for x in (a, b) for y in (c, d)]
             return self._wide(_min(*vals), False), self._wide(_max(*vals), True)
-        if f in ("exp", "expm1", "log", "log1p", "tanh", "erf", "sqrt"):  # increasing: images of the ends
+        if f in ("exp", "expm1", "log", "log1p", "tanh", "erf", "sqrt", "erfc"):  # monotone: images of the ends
             lo, hi = self.eval(args[0])
+            if f in _DECREASING:
+                lo, hi = hi, lo
             a = self.point(f, lo)
             b = a if hi == lo else self.point(f, hi)
             if _isnan(a[0]) or _isnan(b[1]):
@@ -262,6 +273,16 @@ class _Eval:
                 near = near if _lt(_ZERO, x) else libmp.mpf_neg(near)
                 return _min(one, near), _max(one, near)
             v = libmp.mpf_tanh(x, p, "n") if f == "tanh" else libmp.mpf_erf(x, p, "n")
+            return self._wide(v, False), self._wide(v, True)
+        if f == "erfc":  # 1 - erf(x), decreasing from 2 to 0
+            if x == _ZERO:
+                return _ONE, _ONE
+            if _lt(libmp.from_int(1 << 12), libmp.mpf_abs(x)):  # erfc(4096) < 2^-(2^24); mpmath's own
+                tiny = libmp.mpf_shift(_ONE, -(1 << 24))         # series test overflows a float there
+                if _lt(_ZERO, x):
+                    return _ZERO, tiny
+                return libmp.mpf_sub(libmp.from_int(2), tiny, p + 2, "f"), libmp.from_int(2)
+            v = libmp.mpf_erfc(x, p, "n")
             return self._wide(v, False), self._wide(v, True)
         if f == "log1p":
             if x == _ZERO:
