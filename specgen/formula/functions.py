@@ -33,6 +33,8 @@ from typing import Callable
 import mpmath
 import numpy as np
 
+from specgen.numerics import erf_ld  # erf and erfc in long double (numpy has neither)
+
 # A bound on numpy's float64 exp/log/tanh/... error relative to the result: numpy's (and glibc's)
 # float64 functions are within 1 ULP (2**-52 relative); 2**-50 leaves room for 4 ULP.
 LIBM_REL = 2.0 ** -50
@@ -269,11 +271,11 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
                        ("1 - tanh(u)", "where(u > 0, 2 * exp(-2 * u) / (1 + exp(-2 * u)), 1 - tanh(u))"))),
     Function("erf", 1, 1, np_erf, "_erf({0})", mpmath.erf, "error function", monotone="increasing", ulps=16.0,
              helper_source=_ERF_HELPER,
-             libm=_libm(_erf64, None, 8, None, 1.06, None, exact={0: 0}, range=(-1.0, 1.0), sign="argument"),
+             libm=_libm(_erf64, erf_ld.erf, 8, 24, 1.06, 4.15, exact={0: 0}, range=(-1.0, 1.0), sign="argument"),
              rewrites=(("1 + erf(u)", "erfc(-u)"), ("erf(u) + 1", "erfc(-u)"), ("1 - erf(u)", "erfc(u)"))),
     Function("erfc", 1, 1, np_erfc, "_erfc({0})", mpmath.erfc, "complementary error function, 1 - erf(x)",
              monotone="decreasing", ulps=16.0, helper_source=_ERFC_HELPER,
-             libm=_libm(_erfc64, None, 16, None, 3.12, None, exact={0: 1}, range=(0.0, 2.0), sign="positive")),
+             libm=_libm(_erfc64, erf_ld.erfc, 16, 24, 3.12, 3.96, exact={0: 1}, range=(0.0, 2.0), sign="positive")),
     Function("pow", 2, 2, np.power, "np.power({0}, {1})", _mp_pow, "x to the y", interval=_iv_pow, ulps=16.0,
              libm=_libm(np.power, np.power, 8, 8, 0.70, 0.90, domain=(0.0, _INF), range=(0.0, _INF))),
 ]}
