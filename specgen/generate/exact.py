@@ -558,6 +558,24 @@ def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
 
 # ----------------------------------------------------------------------------- the public entry
 
+_ZIV_MEMO: dict = {}
+_ZIV_MEMO_MAX = 200_000
+
+
+def _decide(node_key: str, node, values: dict, dtype: str):
+    """ziv.decide, remembered per (formula, exact input and attribute values, dtype): the corpus
+    repeats values (sweeps fill shapes from a designed pool, every standard's row has the same
+    specials), and each undecided one costs about a millisecond in mpmath. Same result, bounded
+    memory (the memo stops growing at _ZIV_MEMO_MAX entries)."""
+    key = (node_key, dtype, tuple(sorted((k, float(v)) for k, v in values.items())))
+    hit = _ZIV_MEMO.get(key)
+    if hit is None:
+        hit = ziv.decide(node, values, dtype)
+        if len(_ZIV_MEMO) < _ZIV_MEMO_MAX:
+            _ZIV_MEMO[key] = hit
+    return hit
+
+
 @dataclass
 class Golden:
     y: np.ndarray
@@ -644,9 +662,10 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             proven += len(idx)
             todo = todo[~ok_ld]
         ieee_t = None
+        node_key = repr(enode) if len(todo) else None
         for i in todo:
             try:
-                val, exact_zero = ziv.decide(enode, {**{k: env64[k][i] for k in names}, **attrs64}, out_dtype)
+                val, exact_zero = _decide(node_key, enode, {**{k: env64[k][i] for k in names}, **attrs64}, out_dtype)
             except ziv.Undecided as exc:
                 point = ", ".join(f"{k} = {float(env64[k][i])!r}" for k in names)
                 raise _formula_error(spec, node, f"at {point}: {exc}") from None
