@@ -53,7 +53,7 @@ def _float(cell: Cell) -> bool:
 
 def _settable_attributes(cell: Cell) -> bool:
     fixed = cell.std.fixed()
-    return any(a not in fixed for a in cell.spec.attribute_names)
+    return any(a not in fixed for a in cell.spec.numeric_attribute_names)
 
 
 def _latest(cell: Cell) -> bool:

@@ -28,7 +28,8 @@ def _wrong(expected: np.ndarray, inputs: dict, spec, attrs, seed: str) -> np.nda
     f = U.fmt(expected.dtype)
     env = {k: v.astype(f.numpy) if U.is_float(v.dtype) else v for k, v in inputs.items()}
     with np.errstate(all="ignore"):
-        naive = np.broadcast_to(np.asarray(evaluate(spec.formula, {**env, **attrs}, dtype=f.numpy)),
+        plain, numeric = spec.resolve(attrs)  # a string attribute picks the formula
+        naive = np.broadcast_to(np.asarray(evaluate(plain.formula, {**env, **numeric}, dtype=f.numpy)),
                                 expected.shape).astype(f.numpy)
     out = np.array(expected, copy=True).reshape(-1)
     flat_naive = naive.reshape(-1)

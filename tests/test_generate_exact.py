@@ -25,7 +25,7 @@ SPECS = load_all()
 
 
 def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: Fraction) -> Fraction:
-    F = {k: Fraction(v) for k, v in a.items()}
+    F = {k: Fraction(v) for k, v in a.items() if not isinstance(v, str)}
     if op == "prelu":
         return others["slope"] * x if x < 0 else x
     if op == "hard_sigmoid":
@@ -39,9 +39,11 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: F
         return x / (1 + abs(x))
     if op in TRANSCENDENTAL:  # an independent oracle: mpmath at 2600 bits (float64 subnormals need
         with mpmath.workprec(2600):  # ~2150 to see expm1(x) - x), as a rational
-            v = TRANSCENDENTAL[op](mpmath.mpf(x.numerator) / x.denominator, {k: mpmath.mpf(v) for k, v in a.items()})
+            v = TRANSCENDENTAL[op](mpmath.mpf(x.numerator) / x.denominator,
+                                   {k: v if isinstance(v, str) else mpmath.mpf(v) for k, v in a.items()})
             return _mp_fraction(v)
-    return formula_oracle(SPECS[op].formula_for(standard), x, a, **others)
+    plain, numeric = SPECS[op].resolve(a, standard)  # a string attribute picks the formula
+    return formula_oracle(plain.formula_for(standard), x, numeric, **others)
 
 
 def formula_oracle(node, x: Fraction, a: dict, **others: Fraction) -> Fraction | None:
@@ -98,7 +100,17 @@ def _mp_fraction(v) -> Fraction:
 TRANSCENDENTAL = {
     "elu": lambda x, a: x if x >= 0 else a["alpha"] * mpmath.expm1(x),
     "softplus": lambda x, a: mpmath.log1p(mpmath.exp(a["steepness"] * x)) / a["steepness"],
+    # written without the cancellation of 1 + erf / 1 + tanh far below 0: x * Phi(x) = x * erfc(-x / sqrt 2) / 2,
+    # 0.5 * x * (1 + tanh(u)) = x / (1 + exp(-2u))
+    "gelu": lambda x, a: (_gelu_erf(x) if a["approximate"] == "erf" else
+                          x / (1 + mpmath.exp(-2 * mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf("0.044715") * x ** 3)))),
 }
+
+
+def _gelu_erf(x):
+    if abs(x) > 10 ** 4:  # mpmath's erfc overflows a float on huge arguments; erfc(1e4 / sqrt 2) < 2^-72000
+        return x * (1 - mpmath.mpf(2) ** -5000) if x > 0 else -mpmath.mpf(2) ** -5000
+    return x * mpmath.erfc(-x / mpmath.sqrt(2)) / 2
 
 
 def correctly_rounded(q: Fraction, stored, dtype: str) -> bool:
@@ -241,3 +253,11 @@ def test_exhaustive_sweeps_hold_every_16_bit_pattern_correctly_rounded():
     for i in rng.integers(0, 65536, size=1500):
         if np.isfinite(float(x[i])):
             assert correctly_rounded(exact("softsign", Fraction(float(x[i])), {}), y[i], "bfloat16"), x[i]
+
+
+def test_a_product_that_underflows_to_zero_is_not_taken_as_exact():
+    """0.5 * 2^-1074 rounds to 0 in float64; GELU there is a hair above half the smallest subnormal
+    (erf(x / sqrt 2) > 0), so its float64 golden value is 2^-1074, not 0."""
+    x = np.array([5e-324, -5e-324, 1e-320])
+    g = golden(SPECS["gelu"], {"x": x}, {"approximate": "erf"}, "float64", "onnx").y
+    assert g[0] == 5e-324 and g[1] == 0 and g[2] == 5e-321

@@ -53,6 +53,12 @@ def test_onnx_version_matches_schema(op_id, version):
     assert set(schema.attributes) == set(names) | extras
     for name, binding in names.items():
         attr = schema.attributes[name]
+        if binding.values:  # a string attribute: the default in ONNX's spelling, every value in the doc
+            assert attr.type == onnx_defs.OpSchema.AttrType.STRING, name
+            assert attr.default_value.s.decode() == binding.spell(binding.default), name
+            for spelling in binding.values.values():
+                assert f'"{spelling}"' in attr.description, (name, spelling)
+            continue
         assert attr.default_value.f == binding.default_float32, name
     # dtypes: exactly the type constraint of T
     (constraint,) = schema.type_constraints

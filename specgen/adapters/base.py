@@ -388,8 +388,9 @@ class Call:
         return self.spec.standards.get(self.standard)
 
     def std_attributes(self, given_only: bool = False) -> dict[str, float]:
-        """Attributes under the standard's own names (threshold -> lambd for ONNX Shrink); an
-        attribute the standard fixes (it has no such attribute) is never passed."""
+        """Attributes under the standard's own names (threshold -> lambd for ONNX Shrink), string
+        values in its spelling (approximate erf -> ONNX 'none'); an attribute the standard fixes
+        (it has no such attribute) is never passed."""
         std = self._standard()
         names = self.attributes_given if given_only else tuple(self.attributes)
         out = {}
@@ -398,8 +399,10 @@ class Call:
                 continue
             if std is not None and name in std.attributes and std.attributes[name].fixed is not None:
                 continue
-            std_name = std.attributes[name].name if std is not None and name in std.attributes else name
-            out[std_name] = self.attributes[name]
+            binding = std.attributes.get(name) if std is not None else None
+            std_name = binding.name if binding is not None else name
+            # a string attribute's value in the standard's spelling (GELU approximate erf -> ONNX 'none')
+            out[std_name] = binding.spell(self.attributes[name]) if binding is not None else self.attributes[name]
         return out
 
     @property

@@ -2,7 +2,12 @@
 (must-reject) cases from the generated validation rules, and the opt-in exhaustive 16-bit sweep.
 
 Case ids: ``<op>/<standard>-<version>/<dtype>/rank<r>/<content>[<attributes>]`` where the
-attribute suffix (``[alpha=-0.5,beta=0.25]``) is left off for the standard's defaults.
+attribute suffix (``[alpha=-0.5,beta=0.25]``, ``[approximate=tanh]``) is left off for the standard's
+defaults.
+
+A string attribute that selects the formula (GELU's approximate) is crossed with every numeric
+attribute set; each case is computed by the plain operator its value selects (OpSpec.resolve), so
+golden values and the breakpoint design never see the string.
 """
 from __future__ import annotations
 
@@ -42,6 +47,12 @@ class AttrSet:
     default: bool = False
 
 
+def _golden(resolved, inputs, dtype: str, standard: str):
+    """golden() of a resolved (plain operator, numeric attributes) pair."""
+    spec, attributes = resolved
+    return golden(spec, inputs, attributes, dtype, standard)
+
+
 def held_values(dtype: str) -> list:
     """The values the other inputs are held at while one input's breakpoints are designed."""
     d = dt.get(dtype)
@@ -50,29 +61,55 @@ def held_values(dtype: str) -> list:
     return [v if d.kind == "int" else abs(v) for v in HELD_INT]
 
 
-def _fmt(v: float) -> str:
-    """Shortest float32 spelling: 0.35, -0.5, 0, 3.5, 1e-08."""
+def _fmt(v: float | str) -> str:
+    """Shortest float32 spelling: 0.35, -0.5, 0, 3.5, 1e-08; a string value as it is."""
+    if isinstance(v, str):
+        return v
     text = str(np.float32(v))
     return text if "e" in text else text.rstrip("0").rstrip(".")
 
 
 def attribute_sets(spec, standard: str) -> list[AttrSet]:
+    """The numeric sets (numeric_sets), each with every value of the formula-selecting string
+    attribute the standard accepts: its default with the default set first, then the others
+    (``approximate-tanh``)."""
+    sets = numeric_sets(spec, standard)
+    if spec.choice is None:
+        return sets
+    name = spec.choice.attribute
+    b = spec.standards[standard].attributes[name]
+    first = b.fixed if b.fixed is not None else b.default
+    accepted = [b.fixed] if b.fixed is not None else list(b.values or spec.choice_values)
+    order = ([first] if first is not None else []) + [v for v in accepted if v != first]
+    out = []
+    for s_ in sets:
+        for i, value in enumerate(order):
+            default = s_.default and i == 0 and first is not None
+            label = s_.name if i == 0 and first is not None else (
+                f"{name}-{value}" if s_.default else f"{s_.name}-{name}-{value}")
+            out.append(AttrSet(label.replace("_", "-"), {**s_.values, name: value}, default))
+    return out
+
+
+def numeric_sets(spec, standard: str) -> list[AttrSet]:
     """The standard's defaults (when it has them), every other standard's defaults, the spec's
     example and test_attributes sets, and generic sets that make every attribute matter: distinct values,
-    reversed, negated, mixed signs, each attribute zero in turn, and a wide (x10) set."""
-    names = list(spec.attribute_names)
+    reversed, negated, mixed signs, each attribute zero in turn, and a wide (x10) set. Numeric
+    attributes only (a string attribute is crossed with these by attribute_sets)."""
+    names = list(spec.numeric_attribute_names)
     if not names:
         return [AttrSet("default", {}, True)]
     sets: list[AttrSet] = []
-    own = spec.standards[standard].defaults()
+    own = {k: v for k, v in spec.standards[standard].defaults().items() if k in names}
     if all(v is not None for v in own.values()):
         sets.append(AttrSet("default", dict(own), True))
     for key, s in spec.standards.items():
-        d = s.defaults()
+        d = {k: v for k, v in s.defaults().items() if k in names}
         if key != standard and all(v is not None for v in d.values()):
             sets.append(AttrSet(f"{key}-defaults", dict(d)))
     for i, ex in enumerate(spec.examples):
         sets.append(AttrSet(f"example-{i + 1}", {k: f32(ex.attributes[k]) for k in names}))
+    fixed = {k: v for k, v in spec.standards[standard].fixed().items() if k in names}
     for t in spec.test_attributes:
         sets.append(AttrSet(t.name.replace("_", "-"), {k: f32(t.values[k]) for k in names}))
     base = [GENERIC_VALUES[i % len(GENERIC_VALUES)] for i in range(len(names))]
@@ -83,7 +120,6 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
     for k in names:
         sets.append(AttrSet(f"zero-{k}", {n_: (0.0 if n_ == k else f32(v)) for n_, v in zip(names, base)}))
     sets.append(AttrSet("wide", {k: f32(10 * v) for k, v in zip(names, base)}))
-    fixed = spec.standards[standard].fixed()
     if fixed:  # the standard has no such attribute: every set uses its fixed value
         sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
     out, seen = [], set()
@@ -110,7 +146,7 @@ def attribute_boundary_sets(spec, standard: str) -> list[AttrSet]:
     fixed = spec.standards[standard].fixed()
     base = attribute_sets(spec, standard)[0].values
     out = []
-    for k in spec.attribute_names:
+    for k in spec.numeric_attribute_names:
         if k in fixed:
             continue
         for label, value in ATTRIBUTE_BOUNDARIES:
@@ -188,6 +224,12 @@ class OpCorpus:
         self.y = self.outputs[0]
         self.others = self.inputs[1:]
 
+    def numeric(self, aset, std, dtype=None):
+        """(the plain operator this attribute set computes, its numeric attribute values): a
+        string attribute's value picks the formula here, before any numerics."""
+        values = std.info.cast_attributes(aset.values, dtype) if dtype is not None else dict(aset.values)
+        return self.spec.resolve(values, std.key)
+
     # -- one positive case
     def positive(self, std, ver, dtype, rank, label, aset, values, *, shape=None, tags=(), in_place=False,
                  strides=None, file=None):
@@ -206,7 +248,7 @@ class OpCorpus:
                                       f"{case_id}#{k}").reshape(shape)
         if self.others:
             inputs = self._no_overflow_paired(inputs, aset, dtype, std)
-        g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+        g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
         if g.overflow.any():
             raise AssertionError(f"{case_id}: integer overflow in designed values")
         given = given_attributes(aset, std)
@@ -231,7 +273,7 @@ class OpCorpus:
         if dt.get(dtype).is_float:
             return inputs
         for _ in range(3):
-            g = golden(self.spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+            g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
             if not g.overflow.any():
                 return inputs
             x = np.array(np.broadcast_to(inputs[self.x], g.overflow.shape))
@@ -244,7 +286,7 @@ class OpCorpus:
         """Drop integer inputs whose result overflows (the spec leaves overflow unspecified)."""
         if dt.get(dtype).is_float or len(values) == 0:
             return values
-        g = golden(self.spec, {self.x: values}, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+        g = _golden(self.numeric(aset, std, dtype), {self.x: values}, dtype, std.key)
         return values[~g.overflow]
 
     def design(self, aset, dtype, var=None, held_index: int = 0, std=None):
@@ -253,8 +295,11 @@ class OpCorpus:
         var = var or self.x
         others = {k: held_values(dtype)[held_index] for k in self.inputs if k != var}
         # the attribute values the standard computes with (WebNN casts options to the input's dtype)
-        values = std.info.cast_attributes(aset.values, dtype) if std is not None else aset.values
-        return analyse_formula(self.spec, {**values, **others}, var)
+        if std is not None:
+            spec, values = self.numeric(aset, std, dtype)
+        else:
+            spec, values = self.spec.resolve(aset.values)
+        return analyse_formula(spec, {**values, **others}, var)
 
     def pool(self, aset, dtype, std, case_id, var=None) -> np.ndarray:
         var = var or self.x
@@ -507,6 +552,12 @@ def probe_attribute_name(spec) -> str:
     return next(n for n in PROBE_ATTRIBUTE_NAMES if n not in used)
 
 
+def probe_value(binding) -> str:
+    """A value of a string attribute that neither the operator nor the standard spells."""
+    taken = set(binding.values) | set(binding.values.values())
+    return next(v for v in ("unknown", "unknown_value", "unknown_value_2") if v not in taken)
+
+
 def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> list[Probe]:
     """One call per rule of the table row that breaks exactly that rule (as far as possible)."""
     x, y = inputs[0], outputs[0]
@@ -570,6 +621,9 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     for a, b in std.attributes.items():
         if b.required or (std.attribute_defaults == "none" and b.default is None):
             out.append(Probe(f"missing-{a}", "required-attribute", call(), {k: v for k, v in attrs.items() if k != a}))
+    for a, b in std.attributes.items():
+        if b.values:  # a string attribute: a value outside the standard's list is illegal
+            out.append(Probe(f"{a}-value", "attribute-value", call(), {**attrs, a: probe_value(b)}))
     here = {e.name for e in ver.extra_attributes}
     for other_ver in std.versions:
         for e in other_ver.extra_attributes:
@@ -608,7 +662,7 @@ def nonfinite_attribute_probes(spec, std, call, attrs: dict) -> list[Probe]:
         return []
     fixed = std.fixed()
     return [Probe(f"attribute-{k}-{label}", "attribute-value", call(), {**attrs, k: value})
-            for k in spec.attribute_names if k not in fixed for label, value in NONFINITE_ATTRIBUTE_VALUES]
+            for k in spec.numeric_attribute_names if k not in fixed for label, value in NONFINITE_ATTRIBUTE_VALUES]
 
 
 def _with(call, t: str, y: str, yd=None, ys=None):
@@ -675,7 +729,7 @@ def exhaustive_case(spec, writer: CorpusWriter, std, ver, dtype: str, aset: Attr
     shape = _fit_rank([256, 256], rank)
     values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
     inputs = {x: values, **{k: np.full(shape, HELD_FLOAT[0], dtype=d.numpy) for k in others}}
-    g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+    g = _golden(spec.resolve(std.info.cast_attributes(aset.values, dtype), std.key), inputs, dtype, std.key)
     tensors = {**inputs, y: g.y}
     writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
                op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
@@ -693,13 +747,14 @@ def breakpoint_problems(spec) -> list[str]:
 
     out: list[str] = []
     for key, std in spec.standards.items():
-        node = spec.formula_for(key)
         dtypes = [d for v in std.versions for d in v.dtypes(spec.inputs[0].name)]
         held = held_values(next((d for d in dtypes if dt.get(d).is_float), dtypes[0])) if dtypes else [1.0]
         for aset in attribute_sets(spec, key):
+            plain, numeric = spec.resolve(aset.values, key)
+            node = plain.formula_for(key)
             for inp in spec.inputs:
                 for value in held if len(spec.inputs) > 1 else held[:1]:
-                    others = {**aset.values, **{o.name: value for o in spec.inputs if o.name != inp.name}}
+                    others = {**numeric, **{o.name: value for o in spec.inputs if o.name != inp.name}}
                     for u in analyse(node, inp.name, others).unsolved:
                         msg = f"breakpoints of {u} cannot be located (standard {key}, attributes {aset.name})"
                         if msg not in out:

@@ -164,8 +164,14 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
     judged. ``fast=False`` judges every element (same verdicts; the max error and the worst
     element of a passing case then range over every element)."""
     expected = np.asarray(expected)
+    chosen = spec.choice_value(attributes, standard_key) if getattr(spec, "choice", None) else None
+    if chosen is not None:  # a string attribute picks the formula: from here on a plain numeric operator
+        named = spec
+        spec, attributes = spec.resolve(attributes, standard_key)
     attrs = resolve_attributes(spec, standard_key, attributes, case_dtype)
-    context = _context(spec, attrs, case_dtype, expected.shape)
+    context = _context(named if chosen is not None else spec,
+                       {**attrs, named.choice.attribute: chosen} if chosen is not None else attrs,
+                       case_dtype, expected.shape)
     tol = spec.tolerance.get(case_dtype)
     metric = tol.metric if tol else ("model" if U.is_float(case_dtype) else "exact")
     try:
@@ -342,7 +348,8 @@ def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float],
 
 
 def _context(spec, attrs, dtype, shape) -> str:
-    a = ", ".join(f"{k}={attrs[k]:.9g}" for k in spec.attribute_names if k in attrs)
+    a = ", ".join(f"{k}={attrs[k]}" if isinstance(attrs[k], str) else f"{k}={attrs[k]:.9g}"
+                  for k in spec.attribute_names if k in attrs)
     return f"{spec.id}({a}) {dtype} {tuple(shape)}"
 
 

@@ -50,14 +50,17 @@ class Context:
     """What stays the same for every chunk of one sweep: spec, standard, dtype, attributes."""
 
     def __init__(self, spec, standard: str, dtype: str, attributes: dict[str, float]):
-        self.spec, self.standard, self.dtype = spec, standard, dtype
-        self.attributes = C.resolve_attributes(spec, standard, attributes)
+        self.standard, self.dtype = standard, dtype
+        chosen = spec.choice_value(attributes, standard) if spec.choice is not None else None
+        self.spec, numeric = spec.resolve(attributes, standard)  # a string attribute picks the formula
+        self.attributes = C.resolve_attributes(self.spec, standard, numeric)
         self.input = spec.inputs[0].name
-        self.formula = spec.formula_for(standard)
+        self.formula = self.spec.formula_for(standard)
         tol = spec.tolerance.get(dtype)
         self.metric = tol.metric if tol else ("model" if U.is_float(dtype) else "exact")
         self.tol = tol
-        self.context = C._context(spec, self.attributes, dtype, ())
+        self.context = C._context(spec, {**self.attributes, **({spec.choice.attribute: chosen} if chosen else {})},
+                                  dtype, ())
 
     # -- golden values
     def golden(self, x: np.ndarray) -> np.ndarray:
