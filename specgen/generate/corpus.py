@@ -661,7 +661,7 @@ def nonfinite_attribute_probes(spec, std, call, attrs: dict) -> list[Probe]:
     if std.info.nonfinite_attributes != "rejected":
         return []
     fixed = std.fixed()
-    return [Probe(f"attribute-{k}-{label}", "attribute-value", call(), {**attrs, k: value})
+    return [Probe(f"attribute-{k}-{label}", "attribute-nonfinite", call(), {**attrs, k: value})
             for k in spec.numeric_attribute_names if k not in fixed for label, value in NONFINITE_ATTRIBUTE_VALUES]
 
 
