@@ -320,3 +320,18 @@ def test_an_attribute_named_like_the_unknown_attribute_probe_gets_another_probe_
     ids = [c.id for c in load_corpus(tmp_path / "out" / "vectors").cases]
     assert "scale/onnx-1/float32/rank1/reject-attribute-delta" in ids
     assert not any("reject-attribute-gamma" in i for i in ids)
+
+
+def test_attribute_sets_leave_out_excluded_values():
+    """An attribute's `exclude` values (Celu's alpha = 0 divides by zero) are in no attribute set, while
+    the generic sets that would have used them are still there with the other values."""
+    import dataclasses
+
+    spec = load_all()["hard_sigmoid"]
+    plain = attribute_sets(spec, "directml")
+    assert any(s.values["alpha"] == 0.0 for s in plain)
+    alpha = dataclasses.replace(spec.attributes[0], excluded=(0.0,), excluded_reason="test")
+    excluded = dataclasses.replace(spec, attributes=(alpha,) + spec.attributes[1:])
+    sets = attribute_sets(excluded, "directml")
+    assert sets and all(s.values["alpha"] != 0.0 for s in sets)
+    assert len(sets) == len(plain) - sum(s.values["alpha"] == 0.0 for s in plain)

@@ -86,8 +86,11 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
     if fixed:  # the standard has no such attribute: every set uses its fixed value
         sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
     out, seen = [], set()
+    declared = {a.name: a for a in spec.attributes}
     for s in sets:
         key = tuple(s.values[k] for k in names)
+        if any(not declared[k].allows(v) for k, v in s.values.items() if k in declared):
+            continue  # a value the operator is not defined for (attribute `exclude`)
         if key not in seen:
             seen.add(key)
             out.append(s)
@@ -512,7 +515,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
                 # the output is the broadcast shape; here the inputs' shape, so one longer is wrong
                 out.append(Probe("output-broadcast-shape", "broadcast", call(ys=base[:-1] + [base[-1] + 1]), attrs))
     for a, b in std.attributes.items():
-        if b.required or (std.attribute_defaults == "none" and b.default is None):
+        if b.must_be_given(std.attribute_defaults):
             out.append(Probe(f"missing-{a}", "required-attribute", call(), {k: v for k, v in attrs.items() if k != a}))
     here = {e.name for e in ver.extra_attributes}
     for other_ver in std.versions:

@@ -144,7 +144,7 @@ def validation_tables(spec) -> tuple[dict, dict]:
           "outputs": [t.name for t in spec.outputs], "attributes": list(spec.attribute_names)}
     standards = {}
     for key, s in spec.standards.items():
-        required = [a for a, b in s.attributes.items() if b.required or (s.attribute_defaults == "none" and b.default is None)]
+        required = [a for a, b in s.attributes.items() if b.must_be_given(s.attribute_defaults)]
         layout = rules.layout(s.info)
         standards[key] = {
             "title": s.info.title, "operator": s.operator, "version_kind": s.info.version_kind,
@@ -174,7 +174,7 @@ def validate_example(spec) -> str:
     sizes = [2, 3, 4, 5, 6, 7, 8, 9][:rank]
     tensors = {t.name: {"dtype": ver.dtypes(t.name)[0], "sizes": sizes} for t in spec.inputs + spec.outputs}
     required = {a: 0.5 for a, b in std.attributes.items()
-                if b.required or (std.attribute_defaults == "none" and b.default is None)}
+                if b.must_be_given(std.attribute_defaults)}
     described = "{" + ", ".join(f"{pyrepr(t)}: {pyrepr(d)}" for t, d in tensors.items()) + "}"  # one line
     return Code(f"validate({pyrepr(key)}, {pyrepr(ver.version)}, {described}, {pyrepr(required)})")
 

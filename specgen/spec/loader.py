@@ -253,6 +253,7 @@ class _OpBuilder:
         tolerance = self.tolerance(listed)
         examples = self.examples(inputs, outputs, attributes, formula)
         test_attributes = self.test_attributes(attributes)
+        self.check_excluded(attributes, op_standards, examples, test_attributes)
         if c.problems:
             return None
         return m.OpSpec(id=op_id, name=name, summary=summary, inputs=tuple(inputs), outputs=tuple(outputs),
@@ -291,8 +292,9 @@ class _OpBuilder:
             entry = c.mapping(raw, kp)
             if entry is None:
                 continue
-            c.keys(entry, kp, ("name", "type"), ("description",))
+            c.keys(entry, kp, ("name", "type"), ("description", "exclude"))
             nm = c.text(entry.get("name"), kp + ("name",), _NAME, "attribute name") if "name" in entry else None
+            excluded, excluded_reason = self.excluded_values(entry, kp)
             typ = entry.get("type")
             if "type" in entry and typ not in ATTRIBUTE_TYPES:
                 c.err(kp + ("type",), f"unknown attribute type {typ!r}; expected one of: {', '.join(ATTRIBUTE_TYPES)}")
@@ -301,16 +303,58 @@ class _OpBuilder:
                 c.err(kp + ("name",), f"attribute {nm!r} is declared twice")
                 continue
             if nm:  # kept with an unknown type (None) so the rest of the file is not checked against a hole
-                out.append(m.Attribute(nm, typ, str(entry.get("description", ""))))
+                out.append(m.Attribute(nm, typ, str(entry.get("description", "")), excluded, excluded_reason))
         return out
+
+    def excluded_values(self, entry, kp) -> tuple[tuple[float, ...], str]:
+        """An attribute's `exclude: {values: [...], reason: ...}`: values the operator is not defined for."""
+        c = self.c
+        if "exclude" not in entry:
+            return (), ""
+        ekp = kp + ("exclude",)
+        block = c.mapping(entry["exclude"], ekp, "a mapping {values, reason}")
+        if block is None:
+            return (), ""
+        c.keys(block, ekp, ("values", "reason"))
+        reason = c.text(block["reason"], ekp + ("reason",)) if "reason" in block else ""
+        values = c.seq(block.get("values"), ekp + ("values",)) if "values" in block else None
+        out = []
+        for i, v in enumerate(values or []):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                c.err(ekp + ("values", i), f"must be a finite number, got {v!r}")
+            else:
+                out.append(float(v))
+        if values is not None and not values:
+            c.err(ekp + ("values",), "must list at least one value")
+        return tuple(out), str(reason or "")
+
+    def check_excluded(self, attributes, standards, examples, test_attributes):
+        """No default, fixed value, example or test set may use a value its attribute excludes."""
+        c = self.c
+        by_name = {a.name: a for a in attributes}
+        for key, std in standards.items():
+            for name, b in std.attributes.items():
+                a = by_name.get(name)
+                for what, v in (("default", b.default), ("fixed", b.fixed)):
+                    if a is not None and v is not None and not a.allows(v):
+                        c.err(("standards", key, "attributes", name, what),
+                              f"{v!r} is excluded for attribute {name!r} ({a.excluded_reason})")
+        for kp, values in ([(("examples", i, "attributes"), ex.attributes) for i, ex in enumerate(examples)]
+                           + [(("test_attributes", i, "values"), t.values) for i, t in enumerate(test_attributes)]):
+            for name, v in values.items():
+                a = by_name.get(name)
+                if a is not None and not a.allows(v):
+                    c.err(kp + (name,), f"{v!r} is excluded for attribute {name!r} ({a.excluded_reason})")
 
     def formula(self, inputs, attributes):
         if "formula" not in self.data:
             return None
         return self.parse_positioned(self.data["formula"], ("formula",), inputs, attributes)
 
-    def parse_positioned(self, text, kp, inputs, attributes):
-        """Parse a formula found at keypath kp; problems carry the file line and column of the token."""
+    def parse_positioned(self, text, kp, inputs, attributes, may_ignore=()):
+        """Parse a formula found at keypath kp; problems carry the file line and column of the token.
+        Every input and attribute must be used, except those in may_ignore (a standard's own formula
+        need not use an attribute that standard fixes: it has no such attribute)."""
         c = self.c
         if not isinstance(text, str):
             c.err(kp, f"must be a formula string, got {_kind(text)}")
@@ -328,7 +372,7 @@ class _OpBuilder:
             if nm not in used:
                 c.err(kp, f"input {nm!r} is declared but the formula does not use it")
         for nm in attributes:
-            if nm not in used:
+            if nm not in used and nm not in may_ignore:
                 c.err(kp, f"attribute {nm!r} is declared but the formula does not use it")
         return node
 
@@ -587,7 +631,8 @@ class _StandardBuilder:
                     formula_text = block["expression"]
                     formula = self.op_builder.parse_positioned(
                         formula_text, fkp + ("expression",), [t.name for t in self.inputs],
-                        [a.name for a in self.attributes])
+                        [a.name for a in self.attributes],
+                        may_ignore={n for n, b in attrs.items() if b.fixed is not None})
         introduced = e.get("introduced")
         all_versions_ok = isinstance(e.get("versions"), list) and len(versions) == len(e["versions"])
         if introduced is not None and versions and all_versions_ok and str(introduced) != versions[0].version:

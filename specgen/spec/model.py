@@ -135,6 +135,13 @@ class AttributeBinding:
     required: bool
     fixed: float | None = None  # the standard has no such attribute: its function uses this value (ONNX Softplus: 1)
 
+    def must_be_given(self, attribute_defaults: str) -> bool:
+        """Must a call pass this attribute? When the binding says required, or when the standard gives
+        no defaults (oneDNN) and there is none; never for a value the standard fixes."""
+        if self.fixed is not None:
+            return False
+        return self.required or (attribute_defaults == "none" and self.default is None)
+
     @property
     def default_float32(self) -> float | None:
         """The default as the float32 the attribute stores (ONNX: 0.2 -> 0.20000000298023224); a
@@ -244,6 +251,13 @@ class Attribute:
     name: str
     type: str
     description: str
+    # Values the operator is not defined for (Celu's alpha = 0 divides by zero): never a default, an
+    # example or a test value, and the corpus leaves them out of its attribute sets.
+    excluded: tuple[float, ...] = ()
+    excluded_reason: str = ""
+
+    def allows(self, value: float) -> bool:
+        return not any(float(np.float32(value)) == float(np.float32(e)) for e in self.excluded)
 
 
 @dataclass(frozen=True)
