@@ -35,6 +35,14 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: F
         return x - b if x > t else (x + b if x < -t else Fraction(0))
     if op == "softsign":
         return x / (1 + abs(x))
+    if op == "relu":
+        return max(Fraction(0), x)
+    if op == "leaky_relu":
+        return x if x >= 0 else F["alpha"] * x
+    if op == "thresholded_relu":
+        return x if x > F["alpha"] else Fraction(0)
+    if op == "linear":
+        return F["alpha"] * x + F["beta"]
     if op in TRANSCENDENTAL:  # an independent oracle: mpmath at 2600 bits (float64 subnormals need
         with mpmath.workprec(2600):  # ~2150 to see expm1(x) - x), as a rational
             v = TRANSCENDENTAL[op](mpmath.mpf(x.numerator) / x.denominator, {k: mpmath.mpf(v) for k, v in a.items()})
