@@ -43,6 +43,10 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: F
         return x if x > F["alpha"] else Fraction(0)
     if op == "linear":
         return F["alpha"] * x + F["beta"]
+    if op == "hard_swish":
+        if standard in ("onednn", "webnn"):  # their own formula: x * clamp(x + 3, 0, 6) / 6
+            return x * max(Fraction(0), min(x + 3, Fraction(6))) / 6
+        return x * max(Fraction(0), min(Fraction(1), F["alpha"] * x + F["beta"]))
     if op in TRANSCENDENTAL:  # an independent oracle: mpmath at 2600 bits (float64 subnormals need
         with mpmath.workprec(2600):  # ~2150 to see expm1(x) - x), as a rational
             v = TRANSCENDENTAL[op](mpmath.mpf(x.numerator) / x.denominator, {k: mpmath.mpf(v) for k, v in a.items()})
