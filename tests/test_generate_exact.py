@@ -35,6 +35,8 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: F
         return x - b if x > t else (x + b if x < -t else Fraction(0))
     if op == "softsign":
         return x / (1 + abs(x))
+    if op == "identity":
+        return x
     if op == "relu":
         return max(Fraction(0), x)
     if op == "leaky_relu":
