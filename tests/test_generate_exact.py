@@ -66,6 +66,8 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: F
 TRANSCENDENTAL = {
     "elu": lambda x, a: x if x >= 0 else a["alpha"] * mpmath.expm1(x),
     "softplus": lambda x, a: mpmath.log1p(mpmath.exp(a["steepness"] * x)) / a["steepness"],
+    "celu": lambda x, a: max(0, x) + min(0, a["alpha"] * mpmath.expm1(x / a["alpha"])),
+    "selu": lambda x, a: a["gamma"] * x if x > 0 else a["gamma"] * a["alpha"] * mpmath.expm1(x),
 }
 
 

@@ -22,6 +22,8 @@ SPECS = load_all()
 ORACLE = {
     "elu": lambda x, a: x if x >= 0 else a["alpha"] * mpmath.expm1(x),
     "softplus": lambda x, a: mpmath.log1p(mpmath.exp(a["steepness"] * x)) / a["steepness"],
+    "celu": lambda x, a: max(0, x) + min(0, a["alpha"] * mpmath.expm1(x / a["alpha"])),
+    "selu": lambda x, a: a["gamma"] * x if x > 0 else a["gamma"] * a["alpha"] * mpmath.expm1(x),
 }
 
 
@@ -49,7 +51,9 @@ def _values(dtype, count, seed):
 
 
 @pytest.mark.parametrize("op,attrs", [("elu", {"alpha": 1.0}), ("elu", {"alpha": float(np.float32(0.35))}),
-                                      ("softplus", {"steepness": 1.0}), ("softplus", {"steepness": -2.0})])
+                                      ("softplus", {"steepness": 1.0}), ("softplus", {"steepness": -2.0}),
+                                      ("celu", {"alpha": float(np.float32(0.35))}),
+                                      ("selu", {"alpha": float(np.float32(1.6732632)), "gamma": float(np.float32(1.050701))})])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
 def test_correctly_rounded_against_mpmath(op, attrs, dtype):
     if op == "softplus" and dtype == "float64":

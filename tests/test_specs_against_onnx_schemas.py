@@ -25,6 +25,12 @@ SPECS = {k: s for k, s in load_all().items() if "onnx" in s.standards}
 
 # (op id, opset) -> what the spec deliberately does not say as the schema does, with the reason.
 DELIBERATE = {
+    ("selu", "1"): {
+        "defaults": {"alpha": 1.6732000112533569, "gamma": 1.0506999492645264},
+        "reason": "specgen binds one default per standard: the onnx block carries opsets 6 and 22's "
+                  "SELU constants (1.67326319..., 1.05070102...); opset 1's truncated 1.6732 and "
+                  "1.0507 are DirectML's typical defaults, covered as an attribute set",
+    },
     **{("identity", v): {
         "unrepresentable_types": True,
         **({"type_param": "T"} if v in ("1", "13") else {}),
