@@ -75,8 +75,9 @@ def test_attribute_sets_make_every_attribute_matter():
                 if a in fixed:  # the standard has no such attribute: every set uses its value
                     assert all(s[a] == fixed[a] for s in sets), (op, key, a)
                     continue
-                assert any(s[a] < 0 for s in sets) and any(s[a] == 0 for s in sets), (op, key, a)
-            if len(spec.attribute_names) == 2:
+                zero_allowed = next(d for d in spec.attributes if d.name == a).allows(0.0)  # Celu: alpha != 0
+                assert any(s[a] < 0 for s in sets) and any(s[a] == 0 for s in sets) == zero_allowed, (op, key, a)
+            if len(spec.attribute_names) == 2 and not fixed:
                 a, b = spec.attribute_names
                 assert any(s[a] > s[b] for s in sets) and any(s[a] < s[b] for s in sets)
     onednn = [s for s in attribute_sets(SPECS["hard_sigmoid"], "onednn")]
@@ -86,10 +87,11 @@ def test_attribute_sets_make_every_attribute_matter():
 
 def test_attributes_given_follow_the_standard():
     for c in POSITIVE:
-        if "default" in c.tags and SPECS[c.op].standards[c.standard].attribute_defaults == "applied":
+        std = SPECS[c.op].standards[c.standard]
+        if "default" in c.tags and std.attribute_defaults == "applied":
             assert c.attributes_given == [], c.id
-        elif c.attributes:
-            assert sorted(c.attributes_given) == sorted(c.attributes), c.id
+        elif c.attributes:  # never an attribute the standard fixes (oneDNN and WebNN HardSwish have none)
+            assert sorted(c.attributes_given) == sorted(a for a in c.attributes if a not in std.fixed()), c.id
 
 
 def _computed(c) -> dict:
@@ -252,9 +254,10 @@ def test_tolerances_come_from_the_spec():
 
 def test_the_committed_corpus_stays_small():
     size = sum(p.stat().st_size for p in (ROOT / "generated").rglob("*") if p.is_file() and "exhaustive" not in p.parts)
-    # 6.7 MiB with six operators and four standards (docs/vectors.md); issue 10's budget for the whole
-    # activation family is 25 MB, so each operator may take about 1 MiB
-    assert size < 8 * 2 ** 20, size
+    # 6.7 MiB with six operators and four standards (docs/vectors.md), 15.6 MiB with fourteen (Identity's
+    # nine ONNX opsets of twelve dtypes take 3.3 MiB of it); issue 10's budget for the whole activation
+    # family is 25 MB
+    assert size < 25 * 10 ** 6, size
 
 
 def test_every_test_attribute_set_of_a_spec_has_cases_in_every_standard():
@@ -263,6 +266,9 @@ def test_every_test_attribute_set_of_a_spec_has_cases_in_every_standard():
         for t in spec.test_attributes:
             want = {k: float(np.float32(v)) for k, v in t.values.items()}
             for key in spec.standards:
+                fixed = spec.standards[key].fixed()
+                if any(fixed[k] != want[k] for k in fixed):
+                    continue  # a standard that fixes an attribute to another value cannot take the set
                 hits = [c for c in POSITIVE if c.op == op and c.standard == key and c.attributes == want]
                 assert hits, (op, t.name, key)
 

@@ -4,10 +4,12 @@ from pathlib import Path
 
 import numpy as np
 
+from specgen import dtypes as dt
 from specgen.formula.breakpoints import is_rational
 
 from specgen.generate.tree import import_generated
 from specgen.numerics.compare import compare
+from specgen.numerics.ulp import ordered
 from specgen.spec.loader import load_all
 from specgen.vectors import load_corpus
 
@@ -38,8 +40,16 @@ def test_reference_modules_reproduce_the_corpus():
         same = _same_bits(got, t["y"])
         if case.dtype != "float64" and is_rational(SPECS[case.op].formula):
             # rational formulas computed in float64 and rounded once: bit-exact on this corpus (with
-            # exp & co. float64 is not enough near cancellations: ELU's exp(x) - 1 at tiny x)
-            assert same.all(), (case.id, t["x"][~same][:5], got[~same][:5], t["y"][~same][:5])
+            # exp & co. float64 is not enough near cancellations: ELU's exp(x) - 1 at tiny x), except
+            # where the float64 value lands on a tie of the dtype that a term float64 lost would have
+            # decided (a double rounding, one ULP): Linear's 3.5 * x + 6.5 at x = 2.5489535e21 (6.5 is
+            # below float64's ULP of the product), HardSwish's x * (alpha * x + 0.5) at x = 2**-149
+            off = ~same
+            if off.any():
+                d = case.dtype
+                gap = np.abs(ordered(got[off].astype(t["y"].dtype), d) - ordered(t["y"][off], d)) if dt.get(d).is_float else None
+                assert gap is not None and (gap <= 1).all(), (case.id, t["x"][off][:5], got[off][:5], t["y"][off][:5])
+                inexact[case.id] = int(off.sum())
         else:
             inexact[case.id] = int((~same).sum())
         # rank-0 arrays are judged as one-element vectors (an elementwise op does not care; compare()

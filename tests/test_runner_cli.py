@@ -79,8 +79,8 @@ def test_filters(corpus):
     (["--dtype", "float17"], 2, "run: unknown dtype(s) float17 (did you mean float16?); known: float64, float32, float16, bfloat16, int64"),
     (["--dtype", "float17,float32"], 2, "run: unknown dtype(s) float17 (did you mean float16?); known: "),
     (["--op", "softsign", "--dtype", "int8"], 2, "run: dtype(s) int8 not used by softsign; known: "),
-    (["--version", "99"], 2, "run: --version 99 matches no version of any op; known: directml 1_0, 2_0, 3_0, 5_1; "),
-    (["--standard", "onnx", "--version", "3_*"], 2, "run: --version 3_* matches no version of onnx; known: onnx 1, 6, 7, 9, 16, 22"),
+    (["--version", "99"], 2, "run: --version 99 matches no version of any op; known: directml 1_0, 2_0, 3_0, "),
+    (["--standard", "onnx", "--version", "3_*"], 2, "run: --version 3_* matches no version of onnx; known: onnx 1, 6, 7, "),
     (["--op", "shrink", "--version", "9,22"], 2, "--version 22 matches no version of shrink"),
 ])
 def test_usage_errors(corpus, args, code, message):

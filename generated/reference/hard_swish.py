@@ -10,7 +10,7 @@ rounded to float32 (their storage type) before use. Float tensors are computed i
 rounded once to the tensor's dtype (bfloat16 through a round-to-odd float32 step, so there is no
 double rounding there); the golden vectors in generated/vectors are correctly rounded in every
 case, this module in all but the rare case where float64's own rounding decides the result.
-Non-finite inputs follow the spec's stored special-value outcomes: nan -> nan, pos_inf -> formula, neg_inf -> limit.
+Non-finite inputs follow the spec's stored special-value outcomes: nan -> nan, pos_inf -> formula, neg_inf -> formula.
 """
 from __future__ import annotations
 
@@ -74,7 +74,6 @@ def hard_swish(x, alpha=None, beta=None, *, standard='onnx', version=None):
         _y = _fn(*_wide, _attrs['alpha'], _attrs['beta'])
         _nan, _pos_inf, _neg_inf = _special_inputs(_wide)
         _y = np.where(_nan, np.nan, _y)  # nan: nan
-        _y = np.where(_neg_inf, _fn(*_limit_inputs(_wide), _attrs['alpha'], _attrs['beta']), _y)  # neg_inf: the limit
         return _narrow(np.asarray(_y, dtype=np.float64), _inputs[0].dtype)
 
 
