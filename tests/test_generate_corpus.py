@@ -61,7 +61,7 @@ def test_every_attribute_set_per_row_and_dtype():
     for c in POSITIVE:
         names[(c.op, c.standard, c.version, c.dtype)].add(c.tags[1])
     for op, spec, key, std, ver in _rows():
-        want = {a.name for a in attribute_sets(spec, key)}
+        want = {a.name for a in attribute_sets(spec, key, ver.version)}
         for dtype in ver.dtypes("x"):
             assert want <= names[(op, key, ver.version, dtype)], (op, key, ver.version, dtype)
 
@@ -341,3 +341,18 @@ def test_attribute_sets_leave_out_excluded_values():
     sets = attribute_sets(excluded, "directml")
     assert sets and all(s.values["alpha"] != 0.0 for s in sets)
     assert len(sets) == len(plain) - sum(s.values["alpha"] == 0.0 for s in plain)
+
+
+def test_a_version_with_its_own_defaults_gets_them_in_its_default_cases():
+    """ONNX Selu-1's defaults are 1.6732 and 1.0507, Selu-6's the SELU constants: each opset's
+    'default' cases (attributes omitted, so the backend applies its own) expect that opset's values."""
+    by_version = {}
+    for c in POSITIVE:
+        if c.op == "selu" and c.standard == "onnx" and "default" in c.tags:
+            assert c.attributes_given == [], c.id
+            by_version.setdefault(c.version, set()).add(tuple(sorted(c.attributes.items())))
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    assert by_version["1"] == {(("alpha", f32(1.6732)), ("gamma", f32(1.0507)))}
+    for v in ("6", "22"):
+        assert by_version[v] == {(("alpha", f32(1.67326319217681884765625)), ("gamma", f32(1.05070102214813232421875)))}
+    assert SPECS["selu"].standards["onnx"].defaults("1") != SPECS["selu"].standards["onnx"].defaults("6")

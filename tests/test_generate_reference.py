@@ -59,3 +59,13 @@ def test_reference_modules_reproduce_the_corpus():
         result = compare(SPECS[case.op], case.standard, case.dtype, ins, case.attributes, y, g)
         assert result.ok, (case.id, result.summary())
     assert sum(inexact.values()) > 0  # float64 references round per operation: the corpus is what is exact
+
+
+def test_the_reference_applies_a_versions_own_defaults():
+    x = np.array([-1.0], dtype=np.float32)
+    at = {v: REFS["selu"](x, standard="onnx", version=v)[0] for v in ("1", "6")}
+    with np.errstate(all="ignore"):
+        want = {v: np.float32(np.float64(g) * (np.float64(a) * np.exp(-1.0) - np.float64(a)))
+                for v, (a, g) in {"1": (np.float32(1.6732), np.float32(1.0507)),
+                                  "6": (np.float32(1.67326319217681884765625), np.float32(1.05070102214813232421875))}.items()}
+    assert at == want and at["1"] != at["6"]

@@ -25,12 +25,6 @@ SPECS = {k: s for k, s in load_all().items() if "onnx" in s.standards}
 
 # (op id, opset) -> what the spec deliberately does not say as the schema does, with the reason.
 DELIBERATE = {
-    ("selu", "1"): {
-        "defaults": {"alpha": 1.6732000112533569, "gamma": 1.0506999492645264},
-        "reason": "specgen binds one default per standard: the onnx block carries opsets 6 and 22's "
-                  "SELU constants (1.67326319..., 1.05070102...); opset 1's truncated 1.6732 and "
-                  "1.0507 are DirectML's typical defaults, covered as an attribute set",
-    },
     **{("identity", v): {
         "unrepresentable_types": True,
         **({"type_param": "T"} if v in ("1", "13") else {}),
@@ -78,13 +72,10 @@ def test_onnx_version_matches_schema(op_id, version):
     names = {b.name: b for b in std.attributes.values() if b.fixed is None}  # fixed: not an ONNX attribute
     extras = {e.name for e in entry.extra_attributes}
     assert set(schema.attributes) == set(names) | extras
+    defaults = std.defaults(version)  # the version's own where it has some (Selu-1)
     for name, binding in names.items():
         attr = schema.attributes[name]
-        if name in deliberate.get("defaults", {}):
-            assert attr.default_value.f != binding.default_float32
-            assert attr.default_value.f == deliberate["defaults"][name], name
-        else:
-            assert attr.default_value.f == binding.default_float32, name
+        assert attr.default_value.f == defaults[binding.attribute], name
     # dtypes: exactly the type constraint of T
     (constraint,) = schema.type_constraints
     expected = {ONNX_TYPES[t] for t in constraint.allowed_type_strs if t in ONNX_TYPES}

@@ -26,6 +26,8 @@ ATTRIBUTES = ['alpha', 'gamma']
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
 DEFAULTS = {'directml': {'alpha': 1.673200011253357, 'gamma': 1.0506999492645264},
  'onnx': {'alpha': 1.6732631921768188, 'gamma': 1.0507010221481323}}
+# Per standard and version: defaults a version has instead of the standard's (float32).
+VERSION_DEFAULTS = {'onnx': {'1': {'alpha': 1.673200011253357, 'gamma': 1.0506999492645264}}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
 DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied'}
@@ -52,7 +54,7 @@ def selu(x, alpha=None, gamma=None, *, standard='onnx', version=None):
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]
-    _attrs = _attributes(standard, {'alpha': alpha, 'gamma': gamma})
+    _attrs = _attributes(standard, {'alpha': alpha, 'gamma': gamma}, version)
     _check_dtype(standard, version, _inputs[0].dtype)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
         _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
@@ -79,13 +81,14 @@ def _limit_inputs(wide):
     return [np.where(np.isinf(w), np.copysign(1e300, w), w) for w in wide]
 
 
-def _attributes(standard, given):
+def _attributes(standard, given, version=None):
     if standard not in DEFAULTS:
         raise ValueError(f"unknown standard {standard!r}; known: {', '.join(DEFAULTS)}")
     out = {}
     for name, value in given.items():
         if value is None:
             value = DEFAULTS[standard][name]
+            value = VERSION_DEFAULTS.get(standard, {}).get(version, {}).get(name, value)
             if value is None:
                 raise TypeError(f"{OPERATOR} in {standard} requires attribute {name!r} (the standard has no default)")
         out[name] = float(np.float32(value))

@@ -55,7 +55,7 @@ def _fmt(v: float) -> str:
     return text if "e" in text else text.rstrip("0").rstrip(".")
 
 
-def attribute_sets(spec, standard: str) -> list[AttrSet]:
+def attribute_sets(spec, standard: str, version: str | None = None) -> list[AttrSet]:
     """The standard's defaults (when it has them), every other standard's defaults, the spec's
     example and test_attributes sets, and generic sets that make every attribute matter: distinct values,
     reversed, negated, mixed signs, each attribute zero in turn, and a wide (x10) set."""
@@ -63,7 +63,7 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
     if not names:
         return [AttrSet("default", {}, True)]
     sets: list[AttrSet] = []
-    own = spec.standards[standard].defaults()
+    own = spec.standards[standard].defaults(version)  # a version's own defaults where it has some (ONNX Selu-1)
     if all(v is not None for v in own.values()):
         sets.append(AttrSet("default", dict(own), True))
     for key, s in spec.standards.items():
@@ -255,7 +255,7 @@ class OpCorpus:
         ranks = ver.ranks(self.x)
         r0 = content_rank(ranks)
         prefix = f"{spec.id}/{std.key}-{ver.version}/{dtype}"
-        sets = attribute_sets(spec, std.key)
+        sets = attribute_sets(spec, std.key, ver.version)
         for aset in sets:
             if self.others:
                 self.multi_input_contents(std, ver, dtype, r0, aset)
@@ -359,7 +359,7 @@ class OpCorpus:
         ranks = ver.ranks(self.x)
         rank = 2 if ranks.allows(2) else content_rank(ranks)
         shape = _fit_rank(LARGE_DIMS, rank)
-        first = attribute_sets(self.spec, std.key)[0]
+        first = attribute_sets(self.spec, std.key, ver.version)[0]
         cid = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/large{attr_suffix(first)}"
         values = self.fill(self.pool(first, dtype, std, cid), int(np.prod(shape)), cid)
         self.positive(std, ver, dtype, rank, "large", first, values, shape=shape, tags=("large",))
@@ -461,7 +461,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     r0 = content_rank(ranks)
     dtype = ver.dtypes(x)[0]
     base = _fit_rank([5], r0) if r0 else []
-    sets = attribute_sets(spec, std.key)
+    sets = attribute_sets(spec, std.key, ver.version)
     fixed = std.fixed()  # attributes the standard does not have are never passed
     attrs = {k: v for k, v in sets[0].values.items() if k not in fixed}
     names = inputs + outputs
@@ -595,7 +595,7 @@ def exhaustive_cases(spec, writer: CorpusWriter) -> int:
                 rank = content_rank(ranks)
                 shape = _fit_rank([256, 256], rank)
                 values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
-                aset = attribute_sets(spec, std.key)[0]
+                aset = attribute_sets(spec, std.key, ver.version)[0]
                 inputs = {x: values, **{k: np.full(shape, HELD_FLOAT[0], dtype=d.numpy) for k in others}}
                 g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
                 given = given_attributes(aset, std)

@@ -82,6 +82,7 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "helpers": [Code(h.strip()) for h in helpers if h],  # the function table's own source
         "command": COMMAND, "sources": spec_source(spec), "op": spec, "inputs": inputs, "attributes": attrs,
         "defaults": {k: s.defaults() for k, s in spec.standards.items()},
+        "version_defaults": {k: s.version_defaults() for k, s in spec.standards.items() if s.version_defaults()},
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
         "cast_to_input": [k for k, s in spec.standards.items() if s.info.attribute_cast == "input"],
         "dtypes": {k: {v.version: list(v.dtypes(inputs[0])) for v in s.versions} for k, s in spec.standards.items()},

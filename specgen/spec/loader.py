@@ -814,7 +814,7 @@ class _StandardBuilder:
             if entry is None:
                 continue
             c.keys(entry, vkp, ("version",), ("ranks", "dtypes", "tensors", "extra_attributes", "facts", "source",
-                                              "broadcast"))
+                                              "broadcast", "defaults"))
             version = entry.get("version")
             if isinstance(version, bool) or not isinstance(version, (str, int)):
                 c.err(vkp + ("version",), f"must be a string such as \"3_0\" or \"22\", got {_kind(version)}")
@@ -838,11 +838,36 @@ class _StandardBuilder:
                 broadcast = self.broadcast(entry["broadcast"], vkp + ("broadcast",))
             else:
                 broadcast = self.standard_broadcast
+            defaults = self.version_defaults(entry, vkp, attrs) if "defaults" in entry else {}
             v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp),
-                          tuple(broadcast))
+                          tuple(broadcast), defaults)
             if out:
                 self.check_growth(out[-1], v, vkp)
             out.append(v)
+        return out
+
+    def version_defaults(self, entry, vkp, attrs) -> dict[str, float]:
+        """A version's own attribute defaults (ONNX Selu-1): only for attributes this standard names and
+        gives a default for (not fixed, not required), values of the attribute's type."""
+        c, kp = self.c, vkp + ("defaults",)
+        block = c.mapping(entry["defaults"], kp)
+        if block is None:
+            return {}
+        declared = {a.name: a for a in self.attributes}
+        out = {}
+        for name, raw in block.items():
+            b = attrs.get(name)
+            if name not in declared:
+                c.err(kp + (name,), f"{name!r} is not a declared attribute (declared: {', '.join(declared) or 'none'})")
+            elif b is None or b.fixed is not None or b.default is None:
+                c.err(kp + (name,), f"{name!r} has no {self.info.title} default to replace (a version may only "
+                                    "change a default the standard block gives)")
+            else:
+                value = self.default_value(raw, declared[name].type or "float32", kp + (name,))
+                if value is not None:
+                    if not declared[name].allows(value):
+                        c.err(kp + (name,), f"{value!r} is excluded for attribute {name!r} ({declared[name].excluded_reason})")
+                    out[name] = value
         return out
 
     def version_tensors(self, entry, vkp) -> dict[str, m.TensorSupport] | None:

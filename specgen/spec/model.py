@@ -104,6 +104,9 @@ class Version:
     source: str | None = None
     line: int | None = None
     broadcast: tuple[BroadcastRule, ...] = ()  # none: every input has the sizes its constraints say
+    # Attribute defaults this version has instead of the standard's (ONNX Selu-1: 1.6732 and 1.0507
+    # where Selu-6 and -22 have the SELU constants), as written in the spec.
+    defaults: dict[str, float] = field(default_factory=dict)
 
     def dtypes(self, tensor: str | None = None) -> tuple[str, ...]:
         if tensor is not None:
@@ -233,10 +236,18 @@ class OpStandard:
     def version_ids(self) -> tuple[str, ...]:
         return tuple(v.version for v in self.versions)
 
-    def defaults(self) -> dict[str, float | None]:
+    def defaults(self, version: str | None = None) -> dict[str, float | None]:
         """Each attribute's default as stored (float32), None where the standard has none (a fixed
-        attribute's value counts as its default)."""
-        return {name: b.default_float32 for name, b in self.attributes.items()}
+        attribute's value counts as its default); with ``version``, that version's own defaults
+        where it has some (ONNX Selu-1)."""
+        out = {name: b.default_float32 for name, b in self.attributes.items()}
+        if version is not None:
+            out.update({k: float(np.float32(v)) for k, v in self.version(version).defaults.items()})
+        return out
+
+    def version_defaults(self) -> dict[str, dict[str, float]]:
+        """Versions with defaults of their own: {version: {attribute: float32 value}}."""
+        return {v.version: {k: float(np.float32(x)) for k, x in v.defaults.items()} for v in self.versions if v.defaults}
 
     def fixed(self) -> dict[str, float]:
         """Attributes the standard does not have, with the value its function uses (float32)."""
