@@ -57,10 +57,16 @@ def _same_verdicts(spec, standard, dtype, inputs, attrs, expected, actual, label
 
 
 def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
+    """Every float case of each standard's newest version: compare() takes no version, and each
+    version's table holds all its predecessor's dtypes (lint checks that), so older versions' cases
+    are more of the same data; judging them too made this test grow with every opset an operator
+    lists (Identity has nine)."""
     corpus = load_corpus(ROOT / "generated" / "vectors")
     judged = 0
     for case in corpus.cases:
         if case.kind != "positive" or not dt.get(case.dtype).is_float:
+            continue
+        if case.version != SPECS[case.op].standards[case.standard].versions[-1].version:
             continue
         spec = SPECS[case.op]
         t = case.load()
