@@ -21,7 +21,8 @@ ONNX_TYPES = {
     "tensor(uint32)": "uint32", "tensor(uint16)": "uint16", "tensor(uint8)": "uint8",
 }
 
-SPECS = {k: s for k, s in load_all().items() if "onnx" in s.standards}
+ALL = load_all()
+SPECS = {k: s for k, s in ALL.items() if "onnx" in s.standards}
 
 # (op id, opset) -> what the spec deliberately does not say as the schema does, with the reason.
 DELIBERATE = {
@@ -89,3 +90,11 @@ def test_every_deliberate_difference_names_a_listed_version_and_a_reason():
     for (op_id, version), entry in DELIBERATE.items():
         assert version in SPECS[op_id].standards["onnx"].version_ids
         assert len(entry["reason"]) > 40
+
+
+@pytest.mark.parametrize("op_id", sorted(k for k, s in ALL.items() if "onnx" not in s.standards))
+def test_a_spec_without_an_onnx_block_names_no_onnx_operator(op_id):
+    """ScaledTanh and ParametricSoftplus were experimental ONNX operators, dropped long ago; should the
+    installed onnx define an operator of the spec's name again, the spec needs its ONNX block."""
+    name = ALL[op_id].name
+    assert not onnx_defs.has(name), f"onnx defines {name}: add an onnx block to specs/{op_id}.yaml"

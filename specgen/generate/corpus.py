@@ -97,6 +97,19 @@ def attribute_sets(spec, standard: str, version: str | None = None) -> list[Attr
     return out
 
 
+def same_table_as_previous(std, ver, dtype: str) -> bool:
+    """Whether ``ver`` lists ``dtype`` with exactly its predecessor's table: every tensor's dtypes and
+    ranks, extra attributes, version defaults and broadcast rules."""
+    i = std.versions.index(ver)
+    if i == 0:
+        return False
+    prev = std.versions[i - 1]
+
+    def table(v):
+        return ({t: (s.dtypes, str(s.ranks)) for t, s in v.tensors.items()}, v.extra_attributes, v.defaults, v.broadcast)
+    return dtype in prev.dtypes() and table(prev) == table(ver)
+
+
 def given_attributes(aset: AttrSet, std) -> list[str]:
     """The attributes a call passes: none for the defaults of a standard that applies them (ONNX),
     never one the standard fixes (it has no such attribute)."""
@@ -268,7 +281,11 @@ class OpCorpus:
             reg = _unique(region_values(design, dtype, PER_REGION, Stream(rid)), dtype)
             self.positive(std, ver, dtype, r0, "regions", aset, self._no_overflow(reg, aset, dtype, std))
         first = sets[0]
-        for rank in rules.tested_ranks(ranks):
+        # a version whose table repeats its predecessor's (ONNX Identity 14..25 change only in types
+        # specgen cannot describe) keeps its designed cases but not the rank sweep, which would be
+        # the predecessor's sweep again under another case id
+        repeats = same_table_as_previous(std, ver, dtype)
+        for rank in ([] if repeats else rules.tested_ranks(ranks)):
             shape = RANK_SHAPES[rank]
             cid = f"{prefix}/rank{rank}/sweep{attr_suffix(first)}"
             values = self.fill(self.pool(first, dtype, std, cid), int(np.prod(shape, dtype=np.int64)), cid)
