@@ -365,8 +365,8 @@ class OpCorpus:
 
     # -- aliasing (issue 14): every attribute set that can make the output differ from the input
     def in_place_cases(self, std, ver, dtype, r0, sets):
-        """In-place cases of one row: the defaults and the non-default set under which most designed
-        values change, each filled only with inputs whose output differs from the input (bit for
+        """In-place cases of one row: the defaults and a non-default set (the first under which
+        most drawn inputs change, else the one with the most changing inputs), each filled only with inputs whose output differs from the input (bit for
         bit, NaN counting as equal to NaN) at every position, preferring those whose output also
         changes when applied again, so that a kernel that skips an element or reads one it has
         already overwritten (first, last, at any vector chunk boundary) gives a wrong element."""
@@ -375,22 +375,26 @@ class OpCorpus:
         prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{r0}"
         found = []
         for aset in sets:
+            if not aset.default and any(not f[0].default and f[3] for f in found):
+                break  # a non-default set under which most inputs change is found
             cid = f"{prefix}/in-place{attr_suffix(aset)}"
-            inputs = self._changing_inputs(aset, dtype, std, cid)
-            if inputs is not None:
-                found.append((aset, inputs, cid))
+            got = self._changing_inputs(aset, dtype, std, cid)
+            if got is not None:
+                inputs, drawn = got
+                found.append((aset, inputs, cid, 2 * len(inputs[self.x]) >= drawn))
         others = [f for f in found if not f[0].default]
-        chosen = [f for f in found if f[0].default]
-        if others:  # the first of those with the most changing inputs
-            chosen.append(max(others, key=lambda f: len(f[1][self.x])))
+        chosen = [f[:3] for f in found if f[0].default]
+        if others:  # the first under which most inputs change, else the first of those with the most changing
+            chosen.append(next((f[:3] for f in others if f[3]), None) or max(others, key=lambda f: len(f[1][self.x]))[:3])
         for aset, inputs, cid in chosen:
             idx = self.fill(np.arange(len(inputs[self.x])), count, cid)
             values = {k: v[idx].reshape(shape) for k, v in inputs.items()}
             self.positive(std, ver, dtype, r0, "in-place", aset, values, in_place=True)
 
-    def _changing_inputs(self, aset, dtype, std, cid) -> dict | None:
+    def _changing_inputs(self, aset, dtype, std, cid) -> tuple[dict, int] | None:
         """The designed inputs (paired, for several inputs) under which f(x) != x, and f(f(x)) !=
-        f(x) where at least IN_PLACE_MIN of them allow it; None when fewer than IN_PLACE_MIN change."""
+        f(x) where at least IN_PLACE_MIN of them allow it, with how many were drawn; None when
+        fewer than IN_PLACE_MIN change."""
         pools = {k: self.pool(aset, dtype, std, f"{cid}#{k}", k) for k in self.inputs}
         # several inputs: pairs drawn beyond the pools' sizes, since most random integer pairs overflow
         n = max(len(p) for p in pools.values()) * (IN_PLACE_DRAWS if self.others else 1)
@@ -405,7 +409,7 @@ class OpCorpus:
         keep = twice if twice.sum() >= IN_PLACE_MIN else keep
         if keep.sum() < IN_PLACE_MIN:
             return None
-        return {k: v[keep] for k, v in inputs.items()}
+        return {k: v[keep] for k, v in inputs.items()}, n
 
     # -- layouts whose memory order differs from the logical order (issue 14)
     def layout_cases(self, std, ver, dtype, r0, aset):
