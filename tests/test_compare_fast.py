@@ -60,8 +60,8 @@ def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
     corpus = load_corpus(ROOT / "generated" / "vectors")
     judged = 0
     for case in corpus.cases:
-        if case.kind != "positive" or not dt.get(case.dtype).is_float:
-            continue
+        if case.kind != "positive" or not dt.get(case.dtype).is_float or case.recipe is not None:
+            continue  # a recipe's (size-boundary) elements are its stored source case's, judged there
         spec = SPECS[case.op]
         t = case.load()
         names = [i.name for i in spec.inputs]

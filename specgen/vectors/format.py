@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from specgen import dtypes as dt
+from specgen.vectors import recipe as rc
+from specgen.vectors.codec import case_seed, from_bytes, to_bytes  # noqa: F401 (case_seed: re-exported)
 
 FORMAT = 2  # 2: entries may carry a ``recipe`` instead of stored bytes (specgen.vectors.recipe)
 READABLE = (1, 2)
@@ -30,28 +32,6 @@ _FIELDS = ("id", "op", "standard", "version", "dtype", "kind", "violations", "sh
 
 class CorpusError(Exception):
     """A corpus that cannot be read: missing files, bad manifest, data that fails its sha256."""
-
-
-def case_seed(case_id: str, salt: str = "") -> int:
-    """A 64-bit seed derived from a case id (sha256; never Python's salted hash())."""
-    return int.from_bytes(hashlib.sha256(f"{salt}{case_id}".encode()).digest()[:8], "little")
-
-
-def _le(dtype: np.dtype) -> np.dtype:
-    dtype = np.dtype(dtype)
-    return dtype.newbyteorder("<") if dtype.itemsize > 1 and dtype.kind in "iuf" else dtype
-
-
-def to_bytes(array: np.ndarray, dtype_name: str) -> bytes:
-    d = dt.get(dtype_name)
-    arr = np.ascontiguousarray(np.asarray(array, dtype=d.numpy))
-    return arr.view(d.uint_view).astype(_le(d.uint_view), copy=False).tobytes()
-
-
-def from_bytes(data: bytes, dtype_name: str, shape) -> np.ndarray:
-    d = dt.get(dtype_name)
-    raw = np.frombuffer(data, dtype=_le(d.uint_view)).astype(d.uint_view)
-    return raw.view(d.numpy).reshape(tuple(shape))
 
 
 @dataclass
@@ -145,8 +125,6 @@ class Case:
 
     def _materialise(self) -> dict[str, np.ndarray]:
         """A recipe member's tensors; the first member loaded verifies the whole family's sha256."""
-        from specgen.vectors import recipe as rc
-
         r = self.recipe
         if self.source is None:
             raise CorpusError(f"{self.id}: recipe source case {r.get('source')!r} is not in the corpus")
@@ -165,8 +143,6 @@ class Case:
 
 def _members(entry: dict, root: Path | None) -> list[Case]:
     """The cases of one recipe entry: one per count, ``<id>-<count>``."""
-    from specgen.vectors import recipe as rc
-
     r = entry["recipe"]
     if r.get("generator") != rc.GENERATOR:
         raise CorpusError(f"case {entry.get('id')!r}: unknown recipe generator {r.get('generator')!r} "
@@ -272,8 +248,6 @@ class CorpusWriter:
                    nbytes: int, tags: list[str]) -> dict:
         """A family of generated-on-the-fly cases (specgen.vectors.recipe) gathered from the
         already added case ``source``: the source's fields, no stored bytes."""
-        from specgen.vectors.recipe import GENERATOR
-
         if id in self._ids:
             raise ValueError(f"duplicate case id {id!r}")
         src = next((c for c in self._cases if c["id"] == source), None)
@@ -282,7 +256,7 @@ class CorpusWriter:
         self._ids.add(id)
         entry = {**src, "id": id, "shapes": {}, "strides": {k: None for k in src["strides"]}, "in_place": False,
                  "tags": list(tags), "file": None, "offset": 0, "nbytes": int(nbytes), "sha256": sha256,
-                 "recipe": {"generator": GENERATOR, "source": source, "seed": int(seed), "counts": list(counts),
+                 "recipe": {"generator": rc.GENERATOR, "source": source, "seed": int(seed), "counts": list(counts),
                             "rank": int(rank)}}
         self._cases.append(entry)
         return entry

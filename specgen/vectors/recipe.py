@@ -16,6 +16,8 @@ import hashlib
 
 import numpy as np
 
+from specgen.vectors.codec import case_seed, to_bytes
+
 GENERATOR = "gather"
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 CHUNK = 1 << 22  # elements materialised at a time
@@ -55,8 +57,6 @@ def member(source: dict[str, np.ndarray], seed: int, count: int, rank: int) -> d
 def digest(source: dict[str, np.ndarray], seed: int, counts, rank: int, dtypes: dict[str, str],
            keep: int | None = None) -> tuple[str, int, dict | None]:
     """(sha256 hex, total bytes) of every member in order, and the tensors of member ``keep``."""
-    from specgen.vectors.format import to_bytes
-
     h = hashlib.sha256()
     total = 0
     kept = None
@@ -98,8 +98,6 @@ def _different(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def choose_seed(case_id: str, source: dict[str, np.ndarray], counts, dtypes: dict[str, str], output: str):
     """(seed, sha256, total bytes) for a family: the first seed from the case id's that exposes
     every index wrap its counts cross."""
-    from specgen.vectors.format import case_seed
-
     seed = case_seed(case_id, "recipe")
     dtype = dtypes[output]
     for _ in range(1000):
