@@ -23,9 +23,11 @@ RANK_SHAPES = {0: [], 1: [1031], 2: [7, 13], 3: [3, 5, 7], 4: [2, 3, 5, 7], 5: [
 IN_PLACE_DIMS = [2, 3, 5, 7]  # 210 elements: three 64-element chunks and a tail of 18
 IN_PLACE_MIN = 16  # fewest changing inputs an in-place case is built from
 IN_PLACE_DRAWS = 16  # pairs drawn per pool element for several inputs
-SIZE_TAILS = tuple(128 + t for t in range(1, 64))  # every tail 1..63 past a multiple of 64
-# the other dtypes: for every vector width W = 2..64 a tail of 1 and of W - 1 (63), one full
-# 16-element vector and one more or less (15, 16, 17), two (32 +- 1)
+# tails past a multiple of 64 elements (every case costs each full-corpus run ~2-5 ms, so not all
+# 63): the main dtype gets, for every vector width W = 2..64, a tail of 1 and of W - 1 (63, 31,
+# 15, 7, 3), for W = 8, 16, 32 also W and W + 1 (a remainder loop one vector wide and one more),
+# and 47, 48; the other dtypes 1, 15, 16, 17, 31, 33, 63
+SIZE_TAILS = tuple(128 + t for t in (1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 63))
 SIZE_TAILS_OTHER = tuple(128 + t for t in (1, 15, 16, 17, 31, 33, 63))
 SIZE_2_16 = (2**16 + 1,)  # past where a 16-bit element index or count wraps
 LARGE_DIMS = [67, 1031]  # 69,077 elements: over 65,536 and a prime-ish row length
@@ -470,8 +472,8 @@ class OpCorpus:
     def size_cases(self, std):
         """Per dtype of the standard (at the latest version listing it): recipes that gather the
         elements of the row's largest sweep case into tensors of 128 + t elements (``size-tail``;
-        every tail t = 1..63 for the standard's main dtype, float32 where listed, SIZE_TAILS_OTHER
-        for the others) and, for the main dtype, of 2**16 + 1 elements (``size-index16``, tagged
+        SIZE_TAILS for the standard's main dtype, float32 where listed, SIZE_TAILS_OTHER for the
+        others) and, for the main dtype, of 2**16 + 1 elements (``size-index16``, tagged
         ``size-2^16``: an element index or count that wraps at 16 bits). Ids ``<label>-<count>``. See specgen.vectors.recipe: no data is stored, the
         manifest holds the seed and the sha256. The test-time budget decides the split (a
         65,537-element case takes ~0.5 s to judge, and each standard's runs go through all)."""
