@@ -1,5 +1,5 @@
 """The compare fast path (elements bit-identical to the golden value skip the error model) gives the
-verdicts of the full judgement element by element: on every float case of the committed corpus and
+verdicts of the full judgement element by element: on every design of the committed corpus and
 on exhaustive 16-bit sweeps, for correct outputs and for deliberately wrong ones."""
 from __future__ import annotations
 
@@ -56,12 +56,26 @@ def _same_verdicts(spec, standard, dtype, inputs, attrs, expected, actual, label
     return fast
 
 
+def _one_case_per_design(cases):
+    """One case of each design (breakpoints, regions[alpha=...], sweep, strided, ...) per operator,
+    standard and dtype: the versions of a standard repeat a design at other ranks and shapes, which
+    the fast path does not look at; the special-value rules it does look at are per standard."""
+    seen = set()
+    for case in cases:
+        key = (case.op, case.standard, case.dtype, case.id.rsplit("/", 1)[-1])
+        if key not in seen:
+            seen.add(key)
+            yield case
+
+
 def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
     corpus = load_corpus(ROOT / "generated" / "vectors")
     judged = 0
-    for case in corpus.cases:
+    ops = set()
+    for case in _one_case_per_design(corpus.cases):
         if case.kind != "positive" or not dt.get(case.dtype).is_float or case.recipe is not None:
             continue  # a recipe's (size-boundary) elements are its stored source case's, judged there
+        ops.add(case.op)
         spec = SPECS[case.op]
         t = case.load()
         names = [i.name for i in spec.inputs]
@@ -74,7 +88,7 @@ def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
         fast = _same_verdicts(spec, case.standard, case.dtype, inputs, case.attributes, y, wrong, case.id)
         judged += fast.total - fast.golden_equal
         assert compare(spec, case.standard, case.dtype, inputs, case.attributes, y, y.copy()).ok, case.id
-    assert judged > 50_000
+    assert judged > 50_000 and ops == set(SPECS)
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))

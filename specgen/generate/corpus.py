@@ -21,7 +21,7 @@ from specgen.vectors import CorpusWriter
 RANK_SHAPES = {0: [], 1: [1031], 2: [7, 13], 3: [3, 5, 7], 4: [2, 3, 5, 7], 5: [1, 2, 3, 5, 7],
                6: [2, 1, 3, 1, 5, 7], 7: [1, 2, 1, 3, 1, 5, 7], 8: [2, 1, 1, 3, 1, 5, 1, 7]}
 IN_PLACE_DIMS = [2, 3, 5, 7]  # 210 elements: three 64-element chunks and a tail of 18
-IN_PLACE_MIN = 16  # fewest changing inputs an in-place case is built from
+IN_PLACE_MIN = 8  # fewest changing inputs an in-place case is built from (Tanh float16: 14 of 27 designed)
 IN_PLACE_DRAWS = 16  # pairs drawn per pool element for several inputs
 # tails past a multiple of 64 elements (every case costs each full-corpus run ~2-5 ms, so not all
 # 63): the main dtype gets, for every vector width W = 2..64, a tail of 1 and of W - 1 (63, 31,
