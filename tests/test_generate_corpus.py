@@ -25,7 +25,7 @@ CORPUS = load_corpus(ROOT / "generated" / "vectors")
 POSITIVE = [c for c in CORPUS.cases if c.kind == "positive"]
 NEGATIVE = [c for c in CORPUS.cases if c.kind == "negative"]
 VALIDATE = {op: import_generated(ROOT / "generated", "validate", op).validate for op in SPECS}
-ID = re.compile(r"^[a-z_]+/[a-z]+-[a-z0-9_.-]+/[a-z0-9]+/rank\d+/[a-z0-9_-]+(\[[a-z_]+=[-0-9.e]+(,[a-z_]+=[-0-9.e]+)*\])?$")
+ID = re.compile(r"^[a-z_]+/[a-z]+-[a-z0-9_.-]+/[a-z0-9]+/rank\d+/[a-z0-9_-]+(\[[a-z_]+=[-+0-9.e]+(,[a-z_]+=[-+0-9.e]+)*\])?$")
 
 
 def _rows():

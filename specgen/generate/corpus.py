@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 
 from specgen import dtypes as dt
+from specgen.errors import SpecError
 from specgen.generate import rules
 from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, region_values, specials)
 from specgen.generate.exact import golden
@@ -104,6 +105,29 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
     return out
 
 
+# each attribute's own boundaries, as the float32 the attribute stores (the other attributes at the
+# standard's first set): the smallest subnormal, and the largest finite of either sign (0 and
+# ordinary negative values are already generic sets of attribute_sets)
+ATTRIBUTE_BOUNDARIES = (("subnormal", 2.0 ** -149), ("huge", float(np.finfo(np.float32).max)),
+                        ("neg-huge", -float(np.finfo(np.float32).max)))
+BOUNDARY_PER_REGION = 4  # region samples of an attribute-boundary case (the breakpoints are all there)
+
+
+def attribute_boundary_sets(spec, standard: str) -> list[AttrSet]:
+    """One set per attribute the standard lets a call set and per boundary value: that attribute at
+    the boundary, the others at the standard's first designed set (its defaults where it has
+    them), so a kernel right at the defaults but wrong at one attribute's boundary fails."""
+    fixed = spec.standards[standard].fixed()
+    base = attribute_sets(spec, standard)[0].values
+    out = []
+    for k in spec.attribute_names:
+        if k in fixed:
+            continue
+        for label, value in ATTRIBUTE_BOUNDARIES:
+            out.append(AttrSet(f"boundary-{k}-{label}", {**base, k: f32(value)}))
+    return out
+
+
 def given_attributes(aset: AttrSet, std) -> list[str]:
     """The attributes a call passes: none for the defaults of a standard that applies them (ONNX),
     never one the standard fixes (it has no such attribute)."""
@@ -157,6 +181,7 @@ class Stats:
     exact: int = 0
     special: int = 0
     unsolved: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # designed cases whose golden values cannot be decided
 
 
 class OpCorpus:
@@ -510,6 +535,37 @@ class OpCorpus:
         values = self.fill(self.pool(first, dtype, std, cid), int(np.prod(shape)), cid)
         self.positive(std, ver, dtype, rank, "large", first, values, shape=shape, tags=("large",))
 
+    # -- each attribute at its own boundary values (issue 14)
+    def attribute_boundaries(self, std, ver, dtype):
+        """One case per attribute boundary set (attribute_boundary_sets): that set's breakpoints with
+        their neighbours, the specials and a few samples of every region, at the content rank. Left
+        out where the value the standard computes with is not finite (WebNN casts options to a
+        float16 tensor's type: 3.4e38 becomes inf) or where every designed integer result
+        overflows (integer_overflow is the spec's question, not a boundary of the attribute). A
+        set whose golden values cannot be decided (an enclosure beyond float64's exponent range) is
+        left out and listed in ``Stats.left_out``, which ``specgen generate`` prints. Only
+        the standard's latest version: an attribute's range does not change between versions, and
+        every version's cases would cost generate time for the same kernel paths."""
+        if self.others or ver is not std.versions[-1]:
+            return
+        r0 = content_rank(ver.ranks(self.x))
+        prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}"
+        for aset in attribute_boundary_sets(self.spec, std.key):
+            if not all(np.isfinite(v) for v in std.info.cast_attributes(aset.values, dtype).values()):
+                continue
+            cid = f"{prefix}/rank{r0}/attribute-boundary{attr_suffix(aset)}"
+            design = self.design(aset, dtype, std=std)
+            self.note_unsolved(design)
+            values = _unique(np.concatenate([breakpoint_values(design, dtype), specials(dtype),
+                                             region_values(design, dtype, BOUNDARY_PER_REGION, Stream(cid))]), dtype)
+            try:
+                values = self._no_overflow(values, aset, dtype, std)
+                if len(values) == 0:
+                    continue
+                self.positive(std, ver, dtype, r0, "attribute-boundary", aset, values)
+            except SpecError as exc:  # a limit of the golden machinery at these extremes: said, not hidden
+                self.stats.left_out.append(f"{cid}: {exc.problems[0].message}")
+
     # -- negative cases of one table row
     def negatives(self, std, ver):
         for probe in negative_probes(self.spec, std, ver, self.inputs, self.outputs):
@@ -707,6 +763,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     if std.info.unknown_attributes == "rejected":  # WebNN: WebIDL dictionaries ignore unknown members
         unknown = probe_attribute_name(spec)
         out.append(Probe(f"attribute-{unknown}", "unknown-attribute", call(), {**attrs, unknown: 1.0}))
+    out.extend(nonfinite_attribute_probes(spec, std, call, attrs))
     layout = rules.layout(std.info)
     if base and not layout["zero_sizes"]:
         z = base[:-1] + [0]
@@ -724,6 +781,20 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         else:
             out.append(Probe("strides-given", "strides", call(xst=interleaved_strides(base)), attrs))
     return out
+
+
+NONFINITE_ATTRIBUTE_VALUES = (("nan", float("nan")), ("inf", float("inf")), ("neg-inf", float("-inf")))
+
+
+def nonfinite_attribute_probes(spec, std, call, attrs: dict) -> list[Probe]:
+    """Where the standard rejects NaN and infinite attribute values (``nonfinite_attributes:
+    rejected``; WebNN's options are WebIDL ``double``): each attribute a call can set at NaN, +inf and
+    -inf, the others as in the row's other probes."""
+    if std.info.nonfinite_attributes != "rejected":
+        return []
+    fixed = std.fixed()
+    return [Probe(f"attribute-{k}-{label}", "attribute-value", call(), {**attrs, k: value})
+            for k in spec.attribute_names if k not in fixed for label, value in NONFINITE_ATTRIBUTE_VALUES]
 
 
 def _with(call, t: str, y: str, yd=None, ys=None):
@@ -764,34 +835,41 @@ EXHAUSTIVE_DTYPES = ("float16", "bfloat16")
 
 
 def exhaustive_cases(spec, writer: CorpusWriter) -> int:
-    """All 65,536 bit patterns of each 16-bit float dtype, per table row listing it, default attributes."""
-    x, y = spec.inputs[0].name, spec.outputs[0].name
-    others = [t.name for t in spec.inputs[1:]]
+    """All 65,536 bit patterns of each 16-bit float dtype, per table row listing it, for every
+    designed attribute set (attribute_sets: the defaults, the spec's examples and test_attributes,
+    the generic sets); one data file per row and dtype."""
+    x = spec.inputs[0].name
     count = 0
     for std in spec.standards.values():
         for ver in std.versions:
             for dtype in ver.dtypes(x):
                 if dtype not in EXHAUSTIVE_DTYPES:
                     continue
-                d = dt.get(dtype)
-                ranks = ver.ranks(x)
-                rank = content_rank(ranks)
-                shape = _fit_rank([256, 256], rank)
-                values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
-                aset = attribute_sets(spec, std.key)[0]
-                inputs = {x: values, **{k: np.full(shape, HELD_FLOAT[0], dtype=d.numpy) for k in others}}
-                g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
-                given = given_attributes(aset, std)
-                tensors = {**inputs, y: g.y}
-                writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
-                           op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
-                           violations=[], shapes={k: shape for k in tensors}, dtypes={k: dtype for k in tensors},
-                           strides={k: None for k in tensors}, in_place=False, attributes=dict(aset.values),
-                           attributes_given=given, tolerance=_tolerance(spec, dtype),
-                           tags=["exhaustive", aset.name], tensors=tensors,
-                           file=f"{spec.id}/{std.key}-{ver.version}-{dtype}.bin")
-                count += 1
+                for aset in attribute_sets(spec, std.key):
+                    exhaustive_case(spec, writer, std, ver, dtype, aset)
+                    count += 1
     return count
+
+
+def exhaustive_case(spec, writer: CorpusWriter, std, ver, dtype: str, aset: AttrSet) -> None:
+    """One exhaustive case: every 16-bit pattern of ``dtype`` as the primary input (the other inputs
+    held at HELD_FLOAT[0]) with the attribute set ``aset``."""
+    x, y = spec.inputs[0].name, spec.outputs[0].name
+    others = [t.name for t in spec.inputs[1:]]
+    d = dt.get(dtype)
+    rank = content_rank(ver.ranks(x))
+    shape = _fit_rank([256, 256], rank)
+    values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
+    inputs = {x: values, **{k: np.full(shape, HELD_FLOAT[0], dtype=d.numpy) for k in others}}
+    g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+    tensors = {**inputs, y: g.y}
+    writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
+               op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
+               violations=[], shapes={k: shape for k in tensors}, dtypes={k: dtype for k in tensors},
+               strides={k: None for k in tensors}, in_place=False, attributes=dict(aset.values),
+               attributes_given=given_attributes(aset, std), tolerance=_tolerance(spec, dtype),
+               tags=["exhaustive", aset.name], tensors=tensors,
+               file=f"{spec.id}/{std.key}-{ver.version}-{dtype}.bin")
 
 
 def breakpoint_problems(spec) -> list[str]:

@@ -517,9 +517,11 @@ class Golden:
 
 
 def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, float], out_dtype: str,
-           standard: str | None = None) -> Golden:
+           standard: str | None = None, integer_rounding: str | None = None) -> Golden:
     """Expected output for elementwise ``inputs`` (same shape) and float32-rounded ``attributes``,
-    by the formula of ``standard`` (its own where it has one, else the operator's)."""
+    by the formula of ``standard`` (its own where it has one, else the operator's). Integer outputs
+    are rounded by ``integer_rounding`` when given (compare judges every accepted mode), else by
+    the spec's stored outcome."""
     node = spec.formula_for(standard)
     names = list(inputs)
     arrays = {k: np.asarray(v) for k, v in inputs.items()}
@@ -528,6 +530,8 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     size = int(np.prod(shape, dtype=np.int64))
     out_kind = dt.get(out_dtype)
     mode = stored_outcome(spec, "integer_rounding", standard) if not out_kind.is_float else None
+    if integer_rounding is not None and not out_kind.is_float:
+        mode = integer_rounding
     if mode == "formula":
         mode = "toward_zero"
 

@@ -155,6 +155,7 @@ def validation_tables(spec) -> tuple[dict, dict]:
             "constraints": [[list(c.tensors), list(c.same)] for c in s.constraints],
             "strides": layout["strides"], "zero_sizes": layout["zero_sizes"],
             "unknown_attributes": s.info.unknown_attributes,
+            "nonfinite_attributes": s.info.nonfinite_attributes,
             "versions": {v.version: {
                 "tensors": {t: {"dtypes": list(sup.dtypes),
                                 "ranks": None if sup.ranks.unspecified else [sup.ranks.min or 0, sup.ranks.max]}

@@ -117,12 +117,14 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
             continue
         c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
                            "dtype_names", "tensor_type", "attribute_type_names", "layout"),
-               ("attribute_cast", "unknown_attributes", "rules_source"))
+               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source"))
         if entry.get("attribute_cast", "float32") not in ("float32", "input"):
             c.err(kp + ("attribute_cast",), "must be float32 (attributes stored as float32) or input "
                                             "(cast to the input tensor's data type)")
         if entry.get("unknown_attributes", "rejected") not in ("rejected", "ignored"):
             c.err(kp + ("unknown_attributes",), "must be rejected or ignored")
+        if entry.get("nonfinite_attributes", "allowed") not in ("allowed", "rejected"):
+            c.err(kp + ("nonfinite_attributes",), "must be allowed or rejected")
         layout = c.mapping(entry.get("layout"), kp + ("layout",)) or {}
         c.keys(layout, kp + ("layout",), ("strides", "zero_sizes", "source"), ("zero_strides",))
         for flag in ("strides", "zero_sizes", "zero_strides"):
@@ -150,6 +152,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   layout_source=str(layout.get("source", "")),
                                   attribute_cast=entry.get("attribute_cast", "float32"),
                                   unknown_attributes=entry.get("unknown_attributes", "rejected"),
+                                  nonfinite_attributes=entry.get("nonfinite_attributes", "allowed"),
                                   rules_source=" ".join(str(entry.get("rules_source", "")).split()))
     if c.problems:
         raise SpecError(c.problems)

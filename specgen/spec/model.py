@@ -173,6 +173,9 @@ class StandardInfo:
     # An attribute the operator does not have: "rejected", or "ignored" (WebNN options are WebIDL
     # dictionaries, whose unknown members are skipped).
     unknown_attributes: str = "rejected"
+    # NaN or an infinity as a floating-point attribute: "allowed" (not forbidden) or "rejected"
+    # (WebNN: WebIDL ``double``, not ``unrestricted double``, throws a TypeError).
+    nonfinite_attributes: str = "allowed"
     rules_source: str = ""
 
     def cast_attributes(self, values, dtype: str) -> dict[str, float]:
