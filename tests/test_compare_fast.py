@@ -74,8 +74,8 @@ def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
     judged = 0
     ops = set()
     for case in _one_case_per_design(corpus.cases):
-        if case.kind != "positive" or not dt.get(case.dtype).is_float:
-            continue
+        if case.kind != "positive" or not dt.get(case.dtype).is_float or case.recipe is not None:
+            continue  # a recipe's (size-boundary) elements are its stored source case's, judged there
         ops.add(case.op)
         spec = SPECS[case.op]
         t = case.load()

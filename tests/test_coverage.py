@@ -15,9 +15,8 @@ from specgen.spec.loader import load_all
 SPECS = load_all()
 CASES = load_cases()
 SEEDS = ("hard_sigmoid", "shrink", "softsign")
-# classes whose cases come from branch issue-14-layouts (layouts, sizes); until it merges they are
-# honest gaps
-PENDING = {"layouts", "sizes"}
+# classes whose cases come from another branch; none since issue-14-layouts merged
+PENDING: set[str] = set()
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +32,6 @@ def test_every_class_has_one_detection_rule_and_one_allowed_rule():
         assert callable(k.allowed) and k.scope in ("dtype", "row")
 
 
-@pytest.mark.xfail(strict=True, reason="layout (layout-*) and size-boundary cases come from branch "
-                                       "issue-14-layouts; flip this on its merge")
 def test_seed_operators_have_no_gap(seed_report):
     assert gaps(seed_report) == []
 
@@ -56,6 +53,8 @@ def test_an_allowed_class_with_no_case_is_a_gap():
         "regions": lambda c: "regions" in c.tags,
         "breakpoints": lambda c: "breakpoints" in c.tags,
         "in-place": lambda c: "in-place" in c.tags,
+        "layouts": lambda c: "layout" in c.tags and c.kind == "positive",
+        "sizes": lambda c: "size-boundary" in c.tags,
         "attribute-boundaries": lambda c: "attribute-boundary" in c.tags,
         "attribute-sets": lambda c: "softshrink" in c.tags,  # one designed set (the spec's test_attributes)
         "must-reject": lambda c: c.kind == "negative",

@@ -31,8 +31,8 @@ def test_reference_modules_reproduce_the_corpus():
     corpus = load_corpus(ROOT / "generated" / "vectors")
     inexact = {}
     for case in corpus.cases:
-        if case.kind != "positive":
-            continue
+        if case.kind != "positive" or case.recipe is not None:
+            continue  # a recipe's (size-boundary) elements are its stored source case's, checked there
         t = case.load()
         names = [i.name for i in SPECS[case.op].inputs]
         got = REFS[case.op](*[t[n] for n in names], **case.attributes, standard=case.standard, version=case.version)

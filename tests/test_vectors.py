@@ -73,7 +73,7 @@ def test_manifest_is_sorted_one_case_per_line_and_duplicate_ids_refused(tmp_path
     text = (tmp_path / "manifest.json").read_text()
     lines = [ln for ln in text.splitlines() if ln.lstrip().startswith('{"attributes"')]
     assert len(lines) == 2 and '"op/a"' in lines[0]
-    assert json.loads(text)["format"] == 1
+    assert json.loads(text)["format"] == 2
 
 
 def test_case_seed_is_stable_across_processes():

@@ -372,6 +372,8 @@ class Call:
     violations: tuple[str, ...] = ()
     spec: Any = None  # specgen.spec.model.OpSpec when available
     strides: dict = field(default_factory=dict)  # declared element strides per tensor (None: dense)
+    # runner-owned: the allocation each tensor lies in (specgen.runner.call.Memory), checked after run()
+    memory: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def x(self) -> np.ndarray:

@@ -30,6 +30,8 @@ def export(cases, specs: dict, out: Path) -> dict:
                                              "dtypes", "strides", "in_place", "attributes", "attributes_given",
                                              "tolerance", "tags")}
         rec.update({"npz": fname, "arrays": sorted(arrays), "stored_as": stored_as})
+        if getattr(case, "recipe", None) is not None:
+            rec["recipe"] = dict(case.recipe)  # materialised above; says where the data came from
         records.append(rec)
     manifest = {"format": 1, "exported_by": "specgen export --format npz", "lost": LOST["npz"],
                 "note": "arrays are dense row-major; `strides` say how a backend call must lay them out", "cases": records}

@@ -26,6 +26,16 @@ from specgen.vectors import CorpusWriter
 # shapes of the rank sweep: sizes that are not multiples of common vector widths
 RANK_SHAPES = {0: [], 1: [1031], 2: [7, 13], 3: [3, 5, 7], 4: [2, 3, 5, 7], 5: [1, 2, 3, 5, 7],
                6: [2, 1, 3, 1, 5, 7], 7: [1, 2, 1, 3, 1, 5, 7], 8: [2, 1, 1, 3, 1, 5, 1, 7]}
+IN_PLACE_DIMS = [2, 3, 5, 7]  # 210 elements: three 64-element chunks and a tail of 18
+IN_PLACE_MIN = 8  # fewest changing inputs an in-place case is built from (Tanh float16: 14 of 27 designed)
+IN_PLACE_DRAWS = 16  # pairs drawn per pool element for several inputs
+# tails past a multiple of 64 elements (every case costs each full-corpus run ~2-5 ms, so not all
+# 63): the main dtype gets, for every vector width W = 2..64, a tail of 1 and of W - 1 (63, 31,
+# 15, 7, 3), for W = 8, 16, 32 also W and W + 1 (a remainder loop one vector wide and one more),
+# and 47, 48; the other dtypes 1, 15, 16, 17, 31, 33, 63
+SIZE_TAILS = tuple(128 + t for t in (1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 63))
+SIZE_TAILS_OTHER = tuple(128 + t for t in (1, 15, 16, 17, 31, 33, 63))
+SIZE_2_16 = (2**16 + 1,)  # past where a 16-bit element index or count wraps
 LARGE_DIMS = [67, 1031]  # 69,077 elements: over 65,536 and a prime-ish row length
 PER_REGION = 12
 GENERIC_VALUES = (0.35, 0.65, 0.95, 1.25)
@@ -240,6 +250,7 @@ class OpCorpus:
         self.x = self.inputs[0]  # the primary input: a case's rank and shape are its
         self.y = self.outputs[0]
         self.others = self.inputs[1:]
+        self.made: dict[str, dict] = {}  # case id -> tensors of the positive cases made so far (sources of recipes)
 
     def numeric(self, aset, std, dtype=None):
         """(the plain operator this attribute set computes, its numeric attribute values): a
@@ -277,12 +288,14 @@ class OpCorpus:
                    in_place=in_place, attributes=dict(aset.values), attributes_given=given,
                    tolerance=_tolerance(spec, dtype), tags=[label.split("/")[0], aset.name, *tags],
                    tensors=tensors, file=file or f"{spec.id}/{std.key}-{ver.version}.bin")
+        self.made[case_id] = tensors
         st = self.stats
         st.positive += 1
         st.elements += g.y.size
         st.proven_float64 += g.proven_float64
         st.exact += g.exact
         st.special += g.special
+        return case_id
 
     def _no_overflow_paired(self, inputs, aset, dtype, std):
         """Integer results that overflow (unspecified by the specs) are avoided by setting the
@@ -364,15 +377,15 @@ class OpCorpus:
         shape = _fit_rank([2, 3, 5, 7], r0)
         count = int(np.prod(shape))
         if std.in_place:
-            cid = f"{prefix}/rank{r0}/in-place{attr_suffix(first)}"
-            values = self.fill(self.pool(first, dtype, std, cid), count, cid)
-            self.positive(std, ver, dtype, r0, "in-place", first, values, shape=shape, in_place=True)
+            self.in_place_cases(std, ver, dtype, r0, sets)
         if rules.layout(std.info)["strides"]:
             cid = f"{prefix}/rank{r0}/strided{attr_suffix(first)}"
             values = self.fill(self.pool(first, dtype, std, cid), count, cid)
             self.positive(std, ver, dtype, r0, "strided", first, values, shape=shape,
                           strides={**{k: padded_strides(shape) for k in self.inputs},
                                    **{k: interleaved_strides(shape) for k in self.outputs}})
+        if rules.layout(std.info)["strides"]:
+            self.layout_cases(std, ver, dtype, r0, first)
         if self.others:
             self.broadcast_cases(std, ver, dtype, r0, first)
 
@@ -443,6 +456,142 @@ class OpCorpus:
             self.positive(std, ver, dtype, r0, f"broadcast-{t}-{form}", aset, inputs,
                           strides={t: strides} if strides else None, tags=("broadcast",))
 
+    # -- aliasing (issue 14): every attribute set that can make the output differ from the input
+    def in_place_cases(self, std, ver, dtype, r0, sets):
+        """In-place cases of one row: the defaults and a non-default set (the first under which
+        most drawn inputs change, else the one with the most changing inputs), each filled only with inputs whose output differs from the input (bit for
+        bit, NaN counting as equal to NaN) at every position, preferring those whose output also
+        changes when applied again, so that a kernel that skips an element or reads one it has
+        already overwritten (first, last, at any vector chunk boundary) gives a wrong element."""
+        shape = _fit_rank(IN_PLACE_DIMS, r0)
+        count = int(np.prod(shape, dtype=np.int64))
+        prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{r0}"
+        found = []
+        for aset in sets:
+            if not aset.default and any(not f[0].default and f[3] for f in found):
+                break  # a non-default set under which most inputs change is found
+            cid = f"{prefix}/in-place{attr_suffix(aset)}"
+            got = self._changing_inputs(aset, dtype, std, cid)
+            if got is not None:
+                inputs, drawn = got
+                found.append((aset, inputs, cid, 2 * len(inputs[self.x]) >= drawn))
+        others = [f for f in found if not f[0].default]
+        chosen = [f[:3] for f in found if f[0].default]
+        if others:  # the first under which most inputs change, else the first of those with the most changing
+            chosen.append(next((f[:3] for f in others if f[3]), None) or max(others, key=lambda f: len(f[1][self.x]))[:3])
+        for aset, inputs, cid in chosen:
+            idx = self.fill(np.arange(len(inputs[self.x])), count, cid)
+            values = {k: v[idx].reshape(shape) for k, v in inputs.items()}
+            self.positive(std, ver, dtype, r0, "in-place", aset, values, in_place=True)
+
+    def _changing_inputs(self, aset, dtype, std, cid) -> tuple[dict, int] | None:
+        """The designed inputs (paired, for several inputs) under which f(x) != x, and f(f(x)) !=
+        f(x) where at least IN_PLACE_MIN of them allow it, with how many were drawn; None when
+        fewer than IN_PLACE_MIN change."""
+        pools = {k: self.pool(aset, dtype, std, f"{cid}#{k}", k) for k in self.inputs}
+        # several inputs: pairs drawn beyond the pools' sizes, since most random integer pairs overflow
+        n = max(len(p) for p in pools.values()) * (IN_PLACE_DRAWS if self.others else 1)
+        inputs = {k: self.fill(p, n, f"{cid}#{k}") for k, p in pools.items()}
+        if self.others:
+            inputs = self._no_overflow_paired(inputs, aset, dtype, std)
+        attrs = std.info.cast_attributes(aset.values, dtype)
+        y = golden(self.spec, inputs, attrs, dtype, std.key)
+        keep = _differs(y.y, inputs[self.x], dtype) & ~y.overflow
+        again = golden(self.spec, {**inputs, self.x: np.where(keep, y.y, inputs[self.x])}, attrs, dtype, std.key)
+        twice = keep & _differs(again.y, y.y, dtype) & ~again.overflow
+        keep = twice if twice.sum() >= IN_PLACE_MIN else keep
+        if keep.sum() < IN_PLACE_MIN:
+            return None
+        return {k: v[keep] for k, v in inputs.items()}, n
+
+    # -- layouts whose memory order differs from the logical order (issue 14)
+    def layout_cases(self, std, ver, dtype, r0, aset):
+        """Where the standard has strides: the primary input in column-major order and the output
+        in another order (``layout-permuted``), every dimension padded (``layout-padded``), a zero
+        stride on the primary input where the standard broadcasts by zero strides
+        (``layout-broadcast-stride``), and the largest tested rank with permuted, padded strides on
+        every tensor (``layout-max-rank``). The other inputs take the primary input's layout.
+        Each layout is checked against the generated validation rules (a legal call)."""
+        if r0 < 2:
+            return
+        ranks = ver.ranks(self.x)
+        shape = _fit_rank([2, 3, 5, 7], r0)
+        r_max = max(rules.tested_ranks(ranks))
+        big = [2] * (r_max - 1) + [3]
+        forms = [("layout-permuted", shape, permuted_strides(shape, column_major(r0)),
+                  permuted_strides(shape, rotated(r0))),
+                 ("layout-padded", shape, permuted_strides(shape, list(range(r0)), 1),
+                  permuted_strides(shape, list(range(r0)), 2)),
+                 ("layout-max-rank", big, permuted_strides(big, column_major(r_max), 1),
+                  permuted_strides(big, rotated(r_max), 2))]
+        for label, sh, xs, ys in forms:
+            self._layout_case(std, ver, dtype, label, aset, sh, {**{k: xs for k in self.inputs},
+                                                                   **{k: ys for k in self.outputs}})
+        if std.info.zero_strides:
+            compact = [1 if i % 2 == 0 else n_ for i, n_ in enumerate(shape)]
+            self._layout_case(std, ver, dtype, "layout-broadcast-stride", aset, shape,
+                              {self.x: zero_strides(shape, compact)}, compact=compact)
+
+    def _layout_case(self, std, ver, dtype, label, aset, shape, strides, compact=None):
+        cid = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{len(shape)}/{label}{attr_suffix(aset)}"
+        count = int(np.prod(shape, dtype=np.int64))
+        inputs = {}
+        for k in self.inputs:
+            pool = self.pool(aset, dtype, std, f"{cid}#{k}", k)
+            if k == self.x and compact is not None:
+                small = self.fill(pool, int(np.prod(compact, dtype=np.int64)), f"{cid}#{k}").reshape(compact)
+            else:
+                inputs[k] = self.fill(pool, count, f"{cid}#{k}").reshape(shape)
+        if compact is not None:
+            # integer overflow (unspecified) is avoided at the compact tensor: one value serves a whole row
+            attrs = std.info.cast_attributes(aset.values, dtype)
+            for _ in range(3):
+                inputs[self.x] = np.ascontiguousarray(np.broadcast_to(small, shape))
+                over = golden(self.spec, inputs, attrs, dtype, std.key).overflow
+                if not over.any():
+                    break
+                axes = tuple(i for i, n_ in enumerate(compact) if n_ == 1 and shape[i] != 1)
+                small = np.where(np.any(over, axis=axes, keepdims=True), np.zeros_like(small), small)
+        tensors = {k: {"dtype": dtype, "sizes": list(shape), "strides": strides.get(k)} for k in self.inputs + self.outputs}
+        given = {k: aset.values[k] for k in given_attributes(aset, std)}
+        problems = self.validate(std.key, ver.version, tensors, given) if self.validate else []
+        if problems:
+            raise AssertionError(f"{cid}: the generated rules reject this layout: {'; '.join(problems)}")
+        self.positive(std, ver, dtype, len(shape), label, aset, inputs, strides=strides, tags=("layout",))
+
+    # -- size boundaries as generated-on-the-fly cases (issue 14)
+    def size_cases(self, std):
+        """Per dtype of the standard (at the latest version listing it): recipes that gather the
+        elements of the row's largest sweep case into tensors of 128 + t elements (``size-tail``;
+        SIZE_TAILS for the standard's main dtype, float32 where listed, SIZE_TAILS_OTHER for the
+        others) and, for the main dtype, of 2**16 + 1 elements (``size-index16``, tagged
+        ``size-2^16``: an element index or count that wraps at 16 bits). Ids ``<label>-<count>``. See specgen.vectors.recipe: no data is stored, the
+        manifest holds the seed and the sha256. The test-time budget decides the split (a
+        65,537-element case takes ~0.5 s to judge, and each standard's runs go through all)."""
+        from specgen.vectors import recipe
+
+        dtypes = list(dict.fromkeys(d for v in std.versions for d in v.dtypes(self.x)))
+        main = "float32" if "float32" in dtypes else dtypes[0]
+        first = attribute_sets(self.spec, std.key)[0]  # the sweep cases' (the sources') attributes
+        for dtype in dtypes:
+            ver = [v for v in std.versions if dtype in v.dtypes(self.x)][-1]
+            prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/"
+            sources = [(cid, t) for cid, t in self.made.items() if cid.startswith(prefix) and "/sweep" in cid
+                       and len({v.shape for v in t.values()}) == 1]
+            if not sources:
+                continue
+            source_id, tensors = max(sources, key=lambda s: (s[1][self.x].size, s[0]))
+            rank = tensors[self.x].ndim
+            families = [("size-tail", "size-tail", SIZE_TAILS if dtype == main else SIZE_TAILS_OTHER)]
+            if dtype == main:
+                families.append(("size-index16", "size-2^16", SIZE_2_16))
+            for label, family, counts in families:
+                fid = f"{prefix}rank{rank}/{label}"
+                seed, digest, nbytes = recipe.choose_seed(fid, tensors, counts, {n: dtype for n in tensors}, self.y)
+                self.w.add_recipe(id=fid, source=source_id, seed=seed, counts=list(counts), rank=rank,
+                                  sha256=digest, nbytes=nbytes, tags=["size-boundary", family, first.name])
+                self.stats.positive += len(counts)
+
     def large(self, std, ver, dtype):
         ranks = ver.ranks(self.x)
         rank = 2 if ranks.allows(2) else content_rank(ranks)
@@ -502,7 +651,7 @@ class OpCorpus:
                        dtypes={t: d["dtype"] for t, d in probe.tensors.items()},
                        strides={t: d.get("strides") for t, d in probe.tensors.items()}, in_place=False,
                        attributes=probe.attributes, attributes_given=list(probe.attributes),
-                       tolerance=_tolerance(self.spec, dtype), tags=["negative", probe.rule],
+                       tolerance=_tolerance(self.spec, dtype), tags=["negative", probe.rule, *probe.tags],
                        tensors=stored, file=f"{self.spec.id}/{std.key}-{ver.version}.bin")
             self.stats.negative += 1
 
@@ -539,6 +688,39 @@ def zero_strides(shape: list[int], compact: list[int]) -> list[int]:
     return [0 if c == 1 and n != 1 else s for n, c, s in zip(shape, compact, dense)]
 
 
+def permuted_strides(shape: list[int], order: list[int], pad: int = 0) -> list[int]:
+    """Element strides laying ``shape`` out with its dimensions in memory ``order`` (outermost
+    first), each dimension's extent padded by ``pad`` elements."""
+    strides = [0] * len(shape)
+    acc = 1
+    for d in reversed(order):
+        strides[d] = acc
+        acc *= shape[d] + pad
+    return strides
+
+
+def column_major(rank: int) -> list[int]:
+    """The memory order with the first dimension innermost."""
+    return list(reversed(range(rank)))
+
+
+def rotated(rank: int) -> list[int]:
+    """The last dimension outermost, then the others in order (row-major for rank < 3, where
+    column-major is the only other order)."""
+    return [rank - 1] + list(range(rank - 1)) if rank >= 3 else list(range(rank))
+
+
+def _differs(a: np.ndarray, b: np.ndarray, dtype: str) -> np.ndarray:
+    """Elementwise: a and b are different values (bits; any NaN equals any NaN)."""
+    d = dt.get(dtype)
+    a, b = np.asarray(a, dtype=d.numpy), np.asarray(b, dtype=d.numpy)
+    bits = a.view(d.uint_view) != b.view(d.uint_view)
+    if d.is_float:
+        nan_a, nan_b = np.isnan(a.astype(np.float64)), np.isnan(b.astype(np.float64))
+        bits = np.where(nan_a | nan_b, nan_a != nan_b, bits)
+    return bits
+
+
 def interleaved_strides(shape: list[int]) -> list[int]:
     """Row-major strides with every element two apart."""
     strides, acc = [], 2
@@ -562,6 +744,7 @@ class Probe:
     rule: str
     tensors: dict
     attributes: dict
+    tags: tuple = ()  # case classes besides "negative" and the rule (specgen coverage reads tags)
 
 
 def probe_attribute_name(spec) -> str:
@@ -663,7 +846,10 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     if base:
         dense = padded_strides(base)
         if layout["strides"]:
-            out.append(Probe("strides-negative", "strides", call(xst=[-s for s in dense]), attrs))
+            # DirectML's Strides are UINT, oneDNN's rules (as the specs hold them) non-negative: a
+            # reversed layout is a must-reject case wherever strides exist
+            out.append(Probe("strides-negative", "strides", call(xst=[-s for s in dense]), attrs,
+                             ("layout", "layout-reversed")))
             overlap = [0] * (len(base) - 1) + [0]
             out.append(Probe("strides-overlap", "strides", call(yst=overlap), attrs))
             out.append(Probe("strides-short", "strides", call(xst=dense[1:] if len(dense) > 1 else []), attrs))

@@ -119,6 +119,7 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
                     done += 1
                     if progress:
                         progress(done, total, f"{op_id} {std.key}-{ver.version}")
+                oc.size_cases(std)
             std, ver, dtype = cp.large_case_choice(spec, oc.x)
             oc.large(std, ver, dtype)
     sources = {op_id: render.spec_source(s) for op_id, s in specs.items()}

@@ -1,8 +1,11 @@
-"""Building the :class:`~specgen.adapters.base.Call` for one case: fresh input copies, strided views
-(gaps hold garbage), in-place aliasing, and output buffers filled with a sentinel byte pattern so
-that a ``run`` that returns None without writing ``call.out`` is recognised (verdict *error*,
+"""Building the :class:`~specgen.adapters.base.Call` for one case: fresh input copies, strided views,
+in-place aliasing, every tensor in its own allocation whose gaps and guards hold NaN and extreme
+values (checked untouched after the run: :func:`memory_problem`), and output buffers filled with
+a sentinel byte pattern so that a ``run`` that returns None without writing ``call.out`` is recognised (verdict *error*,
 "no output"), never judged on a zero buffer."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,31 +39,110 @@ def never_written(buf: np.ndarray, byte: int = SENTINEL_BYTE) -> bool:
     return bool(np.all(raw == byte))
 
 
-def strided_view(values: np.ndarray, strides: list[int]) -> np.ndarray:
-    """``values`` placed in a larger buffer with the given element strides (negative allowed); the
-    gaps hold a sentinel (NaN for floats, the type's max for integers) so that an adapter that
-    ignores strides reads garbage, not the right numbers by luck."""
+GUARD = 64  # elements of fill before and after every tensor's memory: a write past either end is caught
+
+
+def fill_values(dtype, count: int) -> np.ndarray:
+    """What the memory around and between a tensor's elements holds: floats cycle NaN, the largest
+    and the lowest finite value; integers the largest and the lowest. A kernel that reads a gap or
+    a guard (a wrong stride, a wrong walk order, a read past the end) computes from these, not
+    from the right numbers by luck."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f" or dt.name == "bfloat16":
+        import ml_dtypes  # its finfo knows bfloat16 too
+
+        info = ml_dtypes.finfo(dt)
+        pattern = np.array([np.nan, info.max, info.min], dtype=dt)
+    else:
+        info = np.iinfo(dt)
+        pattern = np.array([info.max, info.min], dtype=dt)
+    return np.resize(pattern, count)
+
+
+@dataclass
+class Memory:
+    """The whole allocation one tensor of a call lies in: ``buffer`` (the tensor's elements at its
+    strides, with GUARD fill elements before and after), ``mask`` (True where an element of the
+    tensor lies) and ``before`` (the buffer's bytes when the call was built)."""
+
+    buffer: np.ndarray
+    mask: np.ndarray
+    before: np.ndarray | None = None
+
+    def snapshot(self) -> None:
+        self.before = self.buffer.copy()
+
+    def changed(self, elements_too: bool) -> tuple[int, int]:
+        """(how many, first buffer index) of the fill elements (and, ``elements_too``, the
+        tensor's own elements) whose bytes differ from the snapshot."""
+        now = self.buffer.view(np.uint8).reshape(len(self.buffer), -1)
+        was = self.before.view(np.uint8).reshape(len(self.before), -1)
+        diff = np.any(now != was, axis=1)
+        if not elements_too:
+            diff &= ~self.mask
+        where = np.flatnonzero(diff)
+        return len(where), (int(where[0]) if len(where) else -1)
+
+
+def laid_out(values: np.ndarray, strides: list[int] | None) -> tuple[np.ndarray, Memory]:
+    """``values`` placed in a fresh allocation with the given element strides (None: dense;
+    negative allowed) between GUARD fill elements on either side; the gaps between elements hold
+    the fill too (:func:`fill_values`). Returns the view the adapter gets and its Memory."""
     shape = values.shape
     itemsize = values.dtype.itemsize
+    if strides is None:
+        strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
     lo = sum((d - 1) * s for d, s in zip(shape, strides) if s < 0 and d > 0)
     hi = sum((d - 1) * s for d, s in zip(shape, strides) if s > 0 and d > 0)
-    span = hi - lo + 1
-    if values.dtype.kind == "f" or values.dtype.name == "bfloat16":
-        base = np.full(span, np.nan, dtype=values.dtype)
-    else:
-        base = np.full(span, np.iinfo(values.dtype).max, dtype=values.dtype)
-    view = np.lib.stride_tricks.as_strided(base[-lo:], shape=shape, strides=[s * itemsize for s in strides])
+    span = hi - lo + 1 if values.size else 0
+    buffer = fill_values(values.dtype, span + 2 * GUARD)
+    mask = np.zeros(len(buffer), dtype=bool)
+    byte_strides = [s * itemsize for s in strides]
+    start = GUARD - lo
+    view = np.lib.stride_tricks.as_strided(buffer[start:], shape=shape, strides=byte_strides)
+    np.lib.stride_tricks.as_strided(mask[start:], shape=shape, strides=strides)[...] = True
     view[...] = values
+    return view, Memory(buffer, mask)
+
+
+def strided_view(values: np.ndarray, strides: list[int]) -> np.ndarray:
+    """``values`` laid out with the given element strides in a larger buffer (:func:`laid_out`)."""
+    return laid_out(values, strides)[0]
+
+
+def _layout(arr: np.ndarray, st, memory: dict, name: str) -> np.ndarray:
+    """``arr`` laid out with element strides ``st`` (None: dense) in a guarded allocation recorded
+    in ``memory[name]``. A stride list that cannot be laid out (wrong length: a must-reject case)
+    leaves the array dense and unguarded; ``Call.strides`` still carries the declared strides for
+    adapters that validate descriptors."""
+    if (st is not None and len(st) != arr.ndim) or arr.size == 0:
+        return arr
+    view, mem = laid_out(arr, None if st is None else [int(s) for s in st])
+    memory[name] = mem
     return view
 
 
-def _layout(arr: np.ndarray, st) -> np.ndarray:
-    """``arr`` laid out with element strides ``st`` (None: dense). A stride list that cannot be
-    laid out (wrong length: a must-reject case) leaves the array dense; ``Call.strides`` still
-    carries the declared strides for adapters that validate descriptors."""
-    if st is None or len(st) != arr.ndim or arr.size == 0:
-        return arr
-    return strided_view(arr, [int(s) for s in st])
+def memory_problem(call) -> str | None:
+    """After ``run``: one line naming a tensor whose memory the adapter changed where it must not
+    (the gaps between a strided tensor's elements, the guard before and after every tensor, or
+    any element of an input it does not share with an output); None when all is untouched."""
+    aliased = set(call.inputs) if call.in_place else set()
+    for name, mem in (getattr(call, "memory", None) or {}).items():
+        if mem.before is None:
+            continue
+        is_input = name in call.inputs
+        n, first = mem.changed(elements_too=is_input and name not in aliased)
+        if n:
+            inside = np.flatnonzero(mem.mask)
+            if mem.mask[first]:
+                return f"changed {n} element(s) of input {name}, which the call does not let it write"
+            where = ("before its first element" if first < inside[0] else
+                     "after its last element" if first > inside[-1] else "between its elements")
+            role = "input" if is_input else "output"
+            return (f"wrote {n} element(s) of {role} {name}'s memory outside the tensor (the first {where}, "
+                    f"{abs(first - (inside[0] if first < inside[0] else inside[-1]))} element(s) away; "
+                    f"the tensor's elements lie at its declared strides)")
+    return None
 
 
 def _attr(v):
@@ -79,10 +161,11 @@ def build_call(case, data: dict[str, np.ndarray], spec, input_names, output_name
     """The Call for one case. Inputs are fresh copies; strided inputs are views; an in-place call's
     output buffer is the input array itself."""
     inputs: dict[str, np.ndarray] = {}
+    memory: dict = {}
     strides = {k: (list(v) if v is not None else None) for k, v in dict(getattr(case, "strides", None) or {}).items()}
     for name in input_names:
         arr = np.array(data[name], copy=True)
-        inputs[name] = _layout(arr, strides.get(name))
+        inputs[name] = _layout(arr, strides.get(name), memory, name)
     outputs: dict[str, OutputInfo] = {}
     out: dict[str, np.ndarray] = {}
     for i, name in enumerate(output_names):
@@ -93,7 +176,7 @@ def build_call(case, data: dict[str, np.ndarray], spec, input_names, output_name
             out[name] = inputs[input_names[i]]
         else:
             try:
-                out[name] = _layout(unwritten_buffer(shape, _dt.get(dtype).numpy), strides.get(name))
+                out[name] = _layout(unwritten_buffer(shape, _dt.get(dtype).numpy), strides.get(name), memory, name)
             except (KeyError, ValueError, TypeError):
                 out[name] = np.zeros(0)
     return Call(case_id=case.id, op=case.op, standard=case.standard, version=str(case.version), dtype=case.dtype,
@@ -101,4 +184,4 @@ def build_call(case, data: dict[str, np.ndarray], spec, input_names, output_name
                 attributes={k: _attr(v) for k, v in (case.attributes or {}).items()},
                 attributes_given=tuple(getattr(case, "attributes_given", ()) or ()),
                 in_place=bool(case.in_place), violations=tuple(getattr(case, "violations", ()) or ()), spec=spec,
-                strides=strides)
+                strides=strides, memory=memory)

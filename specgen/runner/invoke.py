@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from specgen.adapters.base import Call, Rejected, Unsupported
-from specgen.runner.call import SECOND_SENTINEL_BYTE, never_written, refill
+from specgen.runner.call import SECOND_SENTINEL_BYTE, memory_problem, never_written, refill
 
 # Outcome.status values
 OK, ANSWERED, UNSUPPORTED, REJECTED, RAISED, TIMEOUT, DIED, NO_OUTPUT = (
@@ -25,6 +25,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     exception: str | None = None  # the full exception text and where it was raised
+    clobbered: str = ""  # memory the adapter wrote where it must not (specgen.runner.call.memory_problem)
 
 
 def exc_text(exc: BaseException, width: int = 300) -> str:
@@ -71,6 +72,8 @@ def invoke(adapter, call: Call, ask_accepts: bool = False) -> Outcome:
                            seconds=time.perf_counter() - t0)
         if answer is not None:
             return Outcome(ANSWERED, accepted=bool(answer), seconds=time.perf_counter() - t0)
+    for mem in (getattr(call, "memory", None) or {}).values():
+        mem.snapshot()
     try:
         returned = adapter.run(call)
     except Unsupported as exc:
@@ -126,4 +129,4 @@ def invoke(adapter, call: Call, ask_accepts: bool = False) -> Outcome:
                                  f"the result into the buffer it shares with the input; the buffer is judged")
             outputs[n] = buf
     outputs = {k: np.array(v, copy=True) for k, v in outputs.items()}
-    return Outcome(OK, outputs=outputs, notes=notes, seconds=seconds)
+    return Outcome(OK, outputs=outputs, notes=notes, seconds=seconds, clobbered=memory_problem(call) or "")

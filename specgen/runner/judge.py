@@ -69,6 +69,8 @@ def judge_positive(case, spec, data, o: Outcome, compare: Callable) -> Judgement
         return FAIL, Cause.REJECTED_LEGAL, f"rejected a legal call: {o.message}", {"exception": o.exception}
     if o.status != inv.OK:
         return _failed_to_run(o, "inside its claim")
+    if getattr(o, "clobbered", ""):
+        return FAIL, Cause.WROTE_OUTSIDE, f"{o.clobbered}{at}", {}
     in_names = [t.name for t in spec.inputs]
     failures = []
     details: dict = {}

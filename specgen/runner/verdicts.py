@@ -35,6 +35,7 @@ class Cause(str, Enum):
     ACCEPTED_ILLEGAL = "accepted-illegal"
     REJECTED_LEGAL = "rejected-legal"
     DECLINED_CLAIMED = "declined-claimed"  # Unsupported raised inside the claim
+    WROTE_OUTSIDE = "wrote-outside"  # wrote a strided tensor's gaps, past a tensor's ends, or into an input
     # error
     CRASHED = "crashed"
     TIMEOUT = "timeout"

@@ -18,8 +18,11 @@ from typing import Any
 import numpy as np
 
 from specgen import dtypes as dt
+from specgen.vectors import recipe as rc
+from specgen.vectors.codec import case_seed, from_bytes, to_bytes  # noqa: F401 (case_seed: re-exported)
 
-FORMAT = 1
+FORMAT = 2  # 2: entries may carry a ``recipe`` instead of stored bytes (specgen.vectors.recipe)
+READABLE = (1, 2)
 MANIFEST = "manifest.json"
 GENERATED_BY = "specgen generate"
 
@@ -30,28 +33,6 @@ _FIELDS = ("id", "op", "standard", "version", "dtype", "kind", "violations", "sh
 
 class CorpusError(Exception):
     """A corpus that cannot be read: missing files, bad manifest, data that fails its sha256."""
-
-
-def case_seed(case_id: str, salt: str = "") -> int:
-    """A 64-bit seed derived from a case id (sha256; never Python's salted hash())."""
-    return int.from_bytes(hashlib.sha256(f"{salt}{case_id}".encode()).digest()[:8], "little")
-
-
-def _le(dtype: np.dtype) -> np.dtype:
-    dtype = np.dtype(dtype)
-    return dtype.newbyteorder("<") if dtype.itemsize > 1 and dtype.kind in "iuf" else dtype
-
-
-def to_bytes(array: np.ndarray, dtype_name: str) -> bytes:
-    d = dt.get(dtype_name)
-    arr = np.ascontiguousarray(np.asarray(array, dtype=d.numpy))
-    return arr.view(d.uint_view).astype(_le(d.uint_view), copy=False).tobytes()
-
-
-def from_bytes(data: bytes, dtype_name: str, shape) -> np.ndarray:
-    d = dt.get(dtype_name)
-    raw = np.frombuffer(data, dtype=_le(d.uint_view)).astype(d.uint_view)
-    return raw.view(d.numpy).reshape(tuple(shape))
 
 
 @dataclass
@@ -79,13 +60,20 @@ class Case:
     nbytes: int
     sha256: str
     root: Path | None = field(default=None, repr=False, compare=False)
+    # a generated-on-the-fly member (specgen.vectors.recipe): {generator, source, seed, counts, rank, count}
+    recipe: dict | None = None
+    source: "Case | None" = field(default=None, repr=False, compare=False)
+    family: dict | None = field(default=None, repr=False, compare=False)  # shared by a family's members
 
     @property
     def negative(self) -> bool:
         return self.kind == "negative"
 
     def to_json(self) -> dict:
-        return {k: getattr(self, k) for k in _FIELDS}
+        out = {k: getattr(self, k) for k in _FIELDS}
+        if self.recipe is not None:
+            out["recipe"] = dict(self.recipe)
+        return out
 
     @classmethod
     def from_json(cls, entry: dict, root: Path | None = None) -> "Case":
@@ -97,7 +85,9 @@ class Case:
         return cls(**fields, root=root)
 
     def raw(self) -> bytes:
-        """The case's bytes, checked against its sha256."""
+        """The case's bytes, checked against its sha256 (a recipe's: its family's)."""
+        if self.recipe is not None:
+            return b"".join(to_bytes(a, self.dtypes[n]) for n, a in self.load().items())
         if self.nbytes == 0:
             data = b""
         else:
@@ -119,6 +109,8 @@ class Case:
 
     def load(self) -> dict[str, np.ndarray]:
         """{tensor: ndarray} for the stored tensors (bfloat16 as ml_dtypes.bfloat16), sha256-verified."""
+        if self.recipe is not None:
+            return self._materialise()
         data = self.raw()
         out: dict[str, np.ndarray] = {}
         pos = 0
@@ -132,6 +124,40 @@ class Case:
         if pos != len(data):
             raise CorpusError(f"{self.id}: {len(data)} bytes stored, shapes account for {pos}")
         return out
+
+
+    def _materialise(self) -> dict[str, np.ndarray]:
+        """A recipe member's tensors; the first member loaded verifies the whole family's sha256."""
+        r = self.recipe
+        if self.source is None:
+            raise CorpusError(f"{self.id}: recipe source case {r.get('source')!r} is not in the corpus")
+        src = self.source.load()
+        src = {k: src[k] for k in self.stored}
+        fam = self.family if self.family is not None else {}
+        if not fam.get("verified"):
+            digest, _, tensors = rc.digest(src, r["seed"], r["counts"], r["rank"], self.dtypes, keep=r["count"])
+            if digest != self.sha256:
+                raise CorpusError(f"{self.id}: recipe sha256 mismatch (manifest {self.sha256[:12]}..., generated "
+                                  f"{digest[:12]}...): the generator or its source changed")
+            fam["verified"] = True
+            return tensors
+        return rc.member(src, r["seed"], r["count"], r["rank"])
+
+
+def _members(entry: dict, root: Path | None) -> list[Case]:
+    """The cases of one recipe entry: one per count, ``<id>-<count>``."""
+    r = entry["recipe"]
+    if r.get("generator") != rc.GENERATOR:
+        raise CorpusError(f"case {entry.get('id')!r}: unknown recipe generator {r.get('generator')!r} "
+                          f"(this specgen knows {rc.GENERATOR!r})")
+    family: dict = {}
+    out = []
+    for count in r["counts"]:
+        fields = {k: entry[k] for k in _FIELDS}
+        fields["id"] = f"{entry['id']}-{count}"
+        fields["shapes"] = {k: rc.shape_of(count, r["rank"]) for k in entry["stored"]}
+        out.append(Case(**fields, root=root, recipe={**r, "count": count}, family=family))
+    return out
 
 
 @dataclass
@@ -161,9 +187,22 @@ def load_corpus(directory: str | Path | None = None) -> Corpus:
         raise CorpusError(f"no corpus at {root}: {MANIFEST} is missing (run `specgen generate`)") from None
     except (OSError, ValueError) as exc:
         raise CorpusError(f"{path}: cannot read the manifest: {exc}") from None
-    if manifest.get("format") != FORMAT:
-        raise CorpusError(f"{path}: format {manifest.get('format')!r}; this specgen reads format {FORMAT}")
-    cases = [Case.from_json(e, root) for e in manifest.get("cases", [])]
+    if manifest.get("format") not in READABLE:
+        raise CorpusError(f"{path}: format {manifest.get('format')!r}; this specgen reads formats "
+                          f"{', '.join(map(str, READABLE))}")
+    cases = []
+    for e in manifest.get("cases", []):
+        if "recipe" in e:
+            missing = [k for k in _FIELDS if k not in e]
+            if missing:
+                raise CorpusError(f"case {e.get('id', '?')!r}: manifest entry lacks {', '.join(missing)}")
+            cases.extend(_members(e, root))
+        else:
+            cases.append(Case.from_json(e, root))
+    by_id = {c.id: c for c in cases}
+    for c in cases:
+        if c.recipe is not None:
+            c.source = by_id.get(c.recipe["source"])
     return Corpus(root, cases, manifest)
 
 
@@ -224,6 +263,23 @@ class CorpusWriter:
                  "file": file if data else None, "offset": len(blob) if data else 0, "nbytes": len(data),
                  "sha256": hashlib.sha256(data).hexdigest()}
         blob.extend(data)
+        self._cases.append(entry)
+        return entry
+
+    def add_recipe(self, *, id: str, source: str, seed: int, counts: list[int], rank: int, sha256: str,
+                   nbytes: int, tags: list[str]) -> dict:
+        """A family of generated-on-the-fly cases (specgen.vectors.recipe) gathered from the
+        already added case ``source``: the source's fields, no stored bytes."""
+        if id in self._ids:
+            raise ValueError(f"duplicate case id {id!r}")
+        src = next((c for c in self._cases if c["id"] == source), None)
+        if src is None or src["kind"] != "positive":
+            raise ValueError(f"{id}: recipe source {source!r} is not a positive case of this corpus")
+        self._ids.add(id)
+        entry = {**src, "id": id, "shapes": {}, "strides": {k: None for k in src["strides"]}, "in_place": False,
+                 "tags": list(tags), "file": None, "offset": 0, "nbytes": int(nbytes), "sha256": sha256,
+                 "recipe": {"generator": rc.GENERATOR, "source": source, "seed": int(seed), "counts": list(counts),
+                            "rank": int(rank)}}
         self._cases.append(entry)
         return entry
 
