@@ -479,6 +479,10 @@ class OpCorpus:
         chosen = [f[:3] for f in found if f[0].default]
         if others:  # the first under which most inputs change, else the first of those with the most changing
             chosen.append(next((f[:3] for f in others if f[3]), None) or max(others, key=lambda f: len(f[1][self.x]))[:3])
+        if not chosen:  # f(x) == x for every input (Identity): still a case, since a kernel that clears
+            aset = sets[0]  # or pre-fills its output before reading the input fails it in place
+            cid = f"{prefix}/in-place{attr_suffix(aset)}"
+            chosen = [(aset, {k: self.pool(aset, dtype, std, f"{cid}#{k}", k) for k in self.inputs}, cid)]
         for aset, inputs, cid in chosen:
             idx = self.fill(np.arange(len(inputs[self.x])), count, cid)
             values = {k: v[idx].reshape(shape) for k, v in inputs.items()}
