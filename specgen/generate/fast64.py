@@ -112,6 +112,7 @@ class _V:
     grid: _Grid | None  # static exactness (None: not known exact)
 
 
+@lru_cache(maxsize=256)
 def supported(node) -> bool:
     """Whether every node of the formula is one this tier evaluates."""
     for x in n.walk(node):
