@@ -523,16 +523,14 @@ def _finite_or_zero(a: np.ndarray, finite: np.ndarray) -> np.ndarray:
 
 
 def _accept_tier0(v, e, bad, dtype: str):
-    """(accepted mask, rounded values) of a tier-0 block: both ends of [v - e, v + e] round alike
-    (a zero result with a nonzero bound is left to tier 1: its sign is in doubt). A float64 output
-    is accepted only where the value is exact."""
+    """(accepted mask, rounded values) of a tier-0 block, for an output narrower than float64: both
+    ends of [v - e, v + e] round alike (a zero result with a nonzero bound is left to tier 1: its
+    sign is in doubt)."""
     with np.errstate(all="ignore"):
         r = round_float64(v, dtype)
         ok = np.isfinite(v) & ~bad
         if isinstance(e, float) and e == 0.0:
             return ok, r
-        if dtype == "float64":
-            return ok & (e == 0), r
         # widened by 2^-51 |v|, more than the rounding of v -+ w: both ends lie outside [v - e, v + e]
         # (where w > |v| the ends have opposite signs or are zeros, and are not accepted)
         w = e * fast64.INFLATE + np.abs(v) * 2.0 ** -51

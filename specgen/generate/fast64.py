@@ -16,11 +16,12 @@ A value whose error bound is statically zero costs nothing extra: a static analy
 input dtypes and the attribute values) proves, for instance, that a product of two float32 values
 or a sum of two float16 values is exact in float64, so its bound is the scalar 0.
 
-An element is accepted when both ends of [v - e, v + e] round to the same output value and every
-comparison is decided beyond the bounds (exact.py's acceptance: a zero whose sign is in doubt is
-not accepted). What this tier cannot prove (a result within e of a rounding boundary, exact ties,
-undecided comparisons, overflow) goes to tier 1. Elements are processed in blocks of ``BLOCK`` so
-that every temporary stays in cache: on large arrays numpy is bound by memory traffic and page
+``evaluate`` returns the value, the bound and the elements whose comparisons the bounds leave
+undecided; ``specgen.generate.exact`` accepts an element when both ends of [v - e, v + e] (widened
+to cover their own rounding) round to the same output value, every comparison is decided, and it
+is not a zero of doubtful sign; what this tier cannot prove (a result within e of a rounding
+boundary, exact ties, overflow) goes to tier 1. golden() calls it on blocks of ``BLOCK`` elements
+so that every temporary stays in cache: on large arrays numpy is bound by memory traffic and page
 faults, not arithmetic (a 2^22-element product costs ~8 ns per element, a 2^14 one under 1 ns).
 """
 from __future__ import annotations
