@@ -115,11 +115,33 @@ class _V:
 
 @lru_cache(maxsize=256)
 def supported(node) -> bool:
-    """Whether every node of the formula is one this tier evaluates."""
-    for x in n.walk(node):
-        if isinstance(x, n.Const) or (isinstance(x, n.Call) and x.func not in _FUNCS):
-            return False
-    return True
+    """Whether this tier evaluates the formula: every node one it knows, comparisons and logic only
+    as conditions of where() (elsewhere tier 1 gives the usual error)."""
+    return _value_ok(node)
+
+
+def _value_ok(node) -> bool:
+    if isinstance(node, (n.Num, n.Var)):
+        return True
+    if isinstance(node, n.Unary):
+        return _value_ok(node.operand)
+    if isinstance(node, n.Binary):
+        return _value_ok(node.left) and _value_ok(node.right)
+    if isinstance(node, n.Call) and node.func in _FUNCS:
+        if node.func == "where":
+            return len(node.args) == 3 and _cond_ok(node.args[0]) and _value_ok(node.args[1]) and _value_ok(node.args[2])
+        return all(_value_ok(a) for a in node.args)
+    return False
+
+
+def _cond_ok(node) -> bool:
+    if isinstance(node, n.Compare):
+        return _value_ok(node.left) and _value_ok(node.right)
+    if isinstance(node, n.Logical):
+        return all(_cond_ok(o) for o in node.operands)
+    if isinstance(node, n.Not):
+        return _cond_ok(node.operand)
+    return False
 
 
 class _Eval:
