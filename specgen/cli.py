@@ -14,6 +14,7 @@ COMMANDS = {
     "adapters": ("specgen.commands.adapters", "adapters", "List installed adapters, their load status and claims."),
     "baseline": ("specgen.commands.baseline", "baseline", "Check or prune a baseline file of known failures."),
     "cases": ("specgen.commands.cases", "cases", "List the case ids `run` would select (same filters)."),
+    "coverage": ("specgen.commands.coverage", "coverage", "Which case classes the corpus holds per op, standard, version and dtype; exit 1 on a gap."),
     "export": ("specgen.commands.export", "export", "Write the corpus for other harnesses (ONNX backend tests, npz)."),
     "generate": ("specgen.commands.generate", "generate", "Write reference code, validation code and golden vectors."),
     "lint": ("specgen.commands.lint", "lint", "Validate spec files: FILE:LINE:COL: key.path: message."),

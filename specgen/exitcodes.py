@@ -6,7 +6,8 @@ from enum import IntEnum
 
 class Exit(IntEnum):
     OK = 0  # no new failure
-    FAILURES = 1  # a new failure (or an xpass with --strict); lint/generate --check: problems found
+    FAILURES = 1  # a new failure (or an xpass with --strict); lint/generate --check: problems found;
+    # coverage: an allowed case class has no case
     USAGE = 2  # usage or configuration error: bad option, spec, baseline, corpus, report path
     ADAPTER = 3  # the adapter cannot be loaded (unknown, not installed, broken, malformed claims)
     NOTHING = 4  # nothing selected: no case matches the filters, or the adapter claimed none of them

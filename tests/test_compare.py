@@ -269,7 +269,7 @@ def test_a_golden_value_outside_the_model_is_noted_and_still_passes():
 
 # ----------------------------------------------------------------------------- integers
 
-def test_integer_shrink_truncation_and_rounding_pass_abs_one():
+def test_integer_shrink_truncation_and_rounding_pass():
     x = np.arange(-128, 128, dtype=np.int8)
     bias, thr = 0.5, 1.5
     exact = np.where(x > thr, x - bias, np.where(x < -thr, x + bias, 0.0))
@@ -283,6 +283,50 @@ def test_integer_shrink_truncation_and_rounding_pass_abs_one():
     c = compare(SH, "onnx", "int8", {"x": x}, {"bias": bias, "lambd": thr}, trunc, off)
     assert not c.ok and c.mismatches == 1 and c.worst.index == (200,)
     assert c.worst.actual["hex"] == f"0x{int(off[200]) & 0xff:02x}"
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
+def test_integer_results_are_exactly_the_listed_roundings(dtype):
+    """8 - 3.5 = 4.5: truncation and round-to-nearest-even both give 4, so 5 (half away from zero)
+    fails though it is within 1; 9 - 3.5 = 5.5 accepts 5 (truncation) and 6 (nearest even) only."""
+    x = np.array([8, 9, -8, -9, 0], dtype)
+    attrs = {"bias": 3.5, "threshold": 1.0}
+    trunc = np.array([4, 5, -4, -5, 0], dtype)
+    rne = np.array([4, 6, -4, -6, 0], dtype)
+    for got in (trunc, rne):
+        assert compare(SH, "onnx", dtype, {"x": x}, attrs, trunc, got).ok
+    for i, wrong in ((0, 5), (1, 4), (1, 7), (2, -5), (3, -4)):
+        got = trunc.copy()
+        got[i] = wrong
+        c = compare(SH, "directml", dtype, {"x": x}, attrs, trunc, got)
+        assert not c.ok and c.mismatches == 1 and c.worst.index == (i,), (i, wrong, c.summary())
+
+
+def test_integer_fast_path_gives_the_full_judgements_verdicts():
+    x = np.arange(-128, 128, dtype=np.int8)
+    attrs = {"bias": 3.5, "threshold": 1.0}
+    trunc = np.trunc(np.where(x > 1, x - 3.5, np.where(x < -1, x + 3.5, 0.0))).astype(np.int8)
+    rng = np.random.default_rng(7)
+    for trial in range(4):
+        got = trunc.copy()
+        hit = rng.choice(x.size, size=20, replace=False)
+        got[hit] += rng.integers(-2, 3, size=20).astype(np.int8)
+        fast = compare(SH, "onnx", "int8", {"x": x}, attrs, trunc, got)
+        full = compare(SH, "onnx", "int8", {"x": x}, attrs, trunc, got, fast=False)
+        assert (fast.ok, fast.mismatches, fast.kinds) == (full.ok, full.mismatches, full.kinds)
+        assert [e.index for e in fast.first] == [e.index for e in full.first]
+        assert fast.worst.index == full.worst.index or full.ok
+
+
+def test_integer_rounding_is_decided_exactly_where_float64_cannot():
+    """int64 2**62 + 1 - 0.25: float64 holds neither the input nor the result; truncation gives
+    2**62, nearest-even 2**62 + 1; 2**62 - 1 (what a float64 path gives after its own rounding,
+    2**62, minus one) is neither."""
+    x = np.array([2 ** 62 + 1], np.int64)
+    attrs = {"bias": 0.25, "threshold": 0.5}
+    for ok in (2 ** 62, 2 ** 62 + 1):
+        assert compare(SH, "onnx", "int64", {"x": x}, attrs, x, np.array([ok], np.int64)).ok
+    assert not compare(SH, "onnx", "int64", {"x": x}, attrs, x, np.array([2 ** 62 - 1], np.int64)).ok
 
 
 def test_integer_overflow_is_unspecified_and_noted():

@@ -143,9 +143,10 @@ def test_a_dtype_no_claimed_version_lists_is_a_warning_and_a_generic_claim_loads
 
     res = CliRunner().invoke(main, ["adapters", "fake_adapters:ClaimsUnlistedDtype"])
     assert res.exit_code == 0 and "names dtype 'bfloat16', which none of those versions lists" in res.output
-    claims = TorchAdapter.claims(object.__new__(TorchAdapter))  # torch itself need not be installed
+    adapter = object.__new__(TorchAdapter)  # torch itself need not be installed
+    claims = adapter.claims()
     good, problems, _ = verify_claims("torch", claims)
-    assert problems == [] and len(good) == 4
+    assert problems == [] and len(good) == len(adapter.mapping.entries) >= 4
 
 
 def test_a_run_in_which_nothing_is_claimed_exits_4(corpus):

@@ -36,7 +36,8 @@ def test_reference_modules_reproduce_the_corpus():
         got = REFS[case.op](*[t[n] for n in names], **case.attributes, standard=case.standard, version=case.version)
         assert got.dtype == t["y"].dtype and got.shape == t["y"].shape, case.id
         same = _same_bits(got, t["y"])
-        if case.dtype != "float64" and is_rational(SPECS[case.op].formula):
+        plain, _ = SPECS[case.op].resolve(case.attributes, case.standard)  # a string attribute picks the formula
+        if case.dtype != "float64" and is_rational(plain.formula):
             # rational formulas computed in float64 and rounded once: bit-exact on this corpus (with
             # exp & co. float64 is not enough near cancellations: ELU's exp(x) - 1 at tiny x)
             assert same.all(), (case.id, t["x"][~same][:5], got[~same][:5], t["y"][~same][:5])
@@ -49,3 +50,25 @@ def test_reference_modules_reproduce_the_corpus():
         result = compare(SPECS[case.op], case.standard, case.dtype, ins, case.attributes, y, g)
         assert result.ok, (case.id, result.summary())
     assert sum(inexact.values()) > 0  # float64 references round per operation: the corpus is what is exact
+
+
+def test_a_string_attribute_is_taken_in_either_spelling_and_checked():
+    """GELU: the reference takes the operator's value (tanh) or the standard's spelling (ONNX
+    "none", oneDNN "gelu_tanh"), defaults to the standard's default, and refuses a value the
+    standard does not have; the validator reports that value as a violation."""
+    import pytest
+
+    gelu = REFS["gelu"]
+    x = np.array([-3.0, -1.0, 0.5, 2.0], dtype=np.float32)
+    erf, tanh = gelu(x, approximate="erf"), gelu(x, approximate="tanh")
+    assert not np.array_equal(erf, tanh)
+    assert np.array_equal(gelu(x), erf) and np.array_equal(gelu(x, approximate="none", standard="onnx"), erf)
+    assert np.array_equal(gelu(x, approximate="gelu_tanh", standard="onednn"), tanh)
+    with pytest.raises(ValueError, match="approximate='tanh' is not one of 'erf'"):
+        gelu(x, approximate="tanh", standard="webnn")  # WebNN has the erf form only
+    validate = import_generated(ROOT / "generated", "validate", "gelu").validate
+    tensors = {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}}
+    assert validate("onnx", "20", tensors, {"approximate": "tanh"}) == []
+    assert validate("onnx", "20", tensors, {"approximate": "none"}) == []
+    (problem,) = validate("onnx", "20", tensors, {"approximate": "sigmoid"})
+    assert "'sigmoid' is not a value of ONNX Gelu opset 20" in problem

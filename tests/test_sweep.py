@@ -267,3 +267,23 @@ def test_error_histogram_bins_read_off_the_bits_match_log2():
         e = np.concatenate([e, edges, np.array([np.inf]) - np.inf])  # a NaN with its sign bit set
     got = _hist_counts(e)
     assert got == dict(Counter(_hist_key(float(v)) for v in e)) and sum(got.values()) == e.size
+
+
+def test_a_string_attribute_picks_the_formula_of_a_sweep():
+    """GELU approximate=tanh: the sweep judges against the tanh form and records the value; a value
+    the standard does not have, or a word for a numeric attribute, is a usage error (exit 2)."""
+    p = prepare("reference", "gelu", "onnx", None, "float16", {"approximate": "tanh"}, ["0xc000:0xc03f"])
+    assert dict(p.sweep.attributes)["approximate"] == "tanh"
+    s = merge_all(_inline(p, 64))
+    assert s.total == 64 and s.failures == 0 and s.counts == {"pass": 64}, _det(s)
+    x = np.array([-2.0], dtype=np.float16)
+    from specgen.spec.loader import load_all
+    from specgen.sweep.judge import Context
+    spec = load_all()["gelu"]
+    tanh, erf = (Context(spec, "onnx", "float16", {"approximate": v}).golden(x)[0] for v in ("tanh", "erf"))
+    assert (float(tanh), float(erf)) == (float(np.float16(-0.0454)), float(np.float16(-0.0455)))
+    r = CliRunner()
+    base = ["sweep", "--adapter", "reference", "--op", "gelu", "--dtype", "float16", "--workers", "0", "--no-progress"]
+    assert r.invoke(main, base + ["--attributes", "approximate=bogus"]).exit_code == 2
+    assert r.invoke(main, ["sweep", "--adapter", FAKE, "--op", "softsign", "--dtype", "float16",
+                           "--attributes", "alpha=high"]).exit_code == 2

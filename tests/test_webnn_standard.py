@@ -19,7 +19,8 @@ SPECS = load_all()
 # spec id -> the WebNN operator it is (None: WebNN has no such operator). Every spec must appear
 # here, so that a new spec is a decision: give it a webnn block, or say WebNN lacks it.
 WEBNN_NAME = {"hard_sigmoid": "hardSigmoid", "softsign": "softsign", "shrink": None, "prelu": "prelu",
-              "elu": "elu", "softplus": "softplus"}
+              "elu": "elu", "softplus": "softplus", "sigmoid": "sigmoid", "tanh": "tanh", "scaled_tanh": None,
+              "swish": None, "parametric_softplus": None, "gelu": "gelu"}
 # Specs WebNN defines whose webnn row is still to be written (docs/webnn.md has their options).
 PENDING: set[str] = set()
 
@@ -48,9 +49,9 @@ def test_every_spec_that_webnn_defines_has_a_webnn_row():
 
 def test_which_webnn_operators_the_specs_name_and_which_not():
     named = sorted(s.standards["webnn"].operator for s in SPECS.values() if "webnn" in s.standards)
-    assert named == ["elu", "hardSigmoid", "prelu", "softplus", "softsign"]
+    assert named == ["elu", "gelu", "hardSigmoid", "prelu", "sigmoid", "softplus", "softsign", "tanh"]
     missing = [o for o in OPERATORS if o not in named]
-    assert len(missing) == 90
+    assert len(missing) == 87
     assert [o for o in ACTIVATION_FAMILY if o in missing] == [o for o in ACTIVATION_FAMILY if o not in named]
 
 

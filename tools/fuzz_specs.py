@@ -336,11 +336,60 @@ def m_default(rng, files, op):
     return f"{name}: attribute value {hit['v']!r} -> {value}"
 
 
+def m_choice(rng, files, op):
+    """Turn the formula into one chosen by a new string attribute (formula: {by, formulas}), with
+    each standard binding it by a name and its own spellings, or fixing one value; spellings,
+    defaults and fixed values are sometimes wrong on purpose (unknown values, empty or clashing
+    spellings, a default in the wrong spelling)."""
+    import yaml
+
+    name = f"{op}.yaml"
+    text = _text(files, name)
+    if text is None:
+        return None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("formula"), str) or not isinstance(data.get("standards"), dict):
+        return None
+    attr = rng.choice(["mode", "approximate", "kind"])
+    values = rng.choice([["first", "second"], ["only"], ["erf", "tanh", "none"], ["first", "second"], ["a", "a"],
+                         ["Bad-Value", "ok"]])
+    alt = rng.choice([data["formula"], "2 * (" + data["formula"] + ")", "2 * (" + data["formula"] + ")",
+                      rng.choice(FORMULAS)])
+    formulas = {v: (data["formula"] if i == 0 else alt) for i, v in enumerate(values)}
+    if rng.random() < 0.05:
+        formulas.pop(values[-1])  # a value without a formula
+    data["formula"] = {"by": attr, "formulas": formulas}
+    data["attributes"] = list(data.get("attributes") or []) + [{"name": attr, "type": "string", "values": values}]
+    for block in data["standards"].values():
+        if not isinstance(block, dict):
+            continue
+        if rng.random() < 0.35:
+            binding = {"fixed": values[0] if rng.random() < 0.95 else "bogus"}
+        else:
+            spelled = {v: (v if rng.random() < 0.9 else rng.choice([v.upper(), "none", ""])) for v in values}
+            binding = {"name": attr, "values": spelled}
+            if rng.random() < 0.6:  # (oneDNN has no defaults: attribute_defaults none)
+                binding["default"] = next(iter(spelled.values())) if rng.random() < 0.95 else "zzz"
+            else:
+                binding["required"] = True
+        if not isinstance(block.get("attributes"), dict):
+            block["attributes"] = {}
+        block["attributes"][attr] = binding
+    if rng.random() < 0.9:
+        data.pop("examples", None)  # they would lack the new attribute: get past lint
+    _set(files, name, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    return f"{name}: formula chosen by string attribute {attr} ({', '.join(values)})"
+
+
 MUTATIONS = {
     "scalar": (m_scalar, 6), "number": (m_number, 5), "ranks": (m_ranks, 3), "formula": (m_formula, 4),
     "text": (m_text, 4), "template": (m_template, 2), "identifier": (m_identifier, 3), "line": (m_line, 4),
     "bytes": (m_bytes, 2), "special-file": (m_special_file, 1), "document": (m_document, 1),
     "cross-file": (m_cross_file, 1), "unknown-key": (m_unknown_key, 2), "default": (m_default, 3),
+    "choice": (m_choice, 2),
 }
 
 

@@ -11,6 +11,7 @@ Tensors and attributes may be named by the operator's names (x, alpha) or the st
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 
@@ -208,4 +209,13 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
     for name in std["required"]:
         if attrs.get(name) is None:
             problems.append(f"attribute {std['attribute_names'][name]!r} is required by {where} and was not given")
+    if std.get("nonfinite_attributes") == "rejected":
+        for name, value in attrs.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                problems.append(f"attribute {names.get(name, name)!r} is {value!r}: {where} rejects NaN and infinite attribute values")
+    for name, spelled in std.get("attribute_values", {}).items():
+        value = attrs.get(name)
+        if value is not None and value not in spelled and value not in spelled.values():
+            problems.append(f"attribute {std['attribute_names'][name]!r} = {value!r} is not a value of {where} "
+                            f"(values: {', '.join(repr(v) for v in spelled.values())})")
     return problems

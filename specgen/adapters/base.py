@@ -67,11 +67,14 @@ class Rejected(Exception):
 # Attribute limits
 
 
-def _f32(v: float) -> float:
-    return float(np.float32(v))
+def _f32(v):
+    """float32-rounded number; a string attribute value (GELU's approximate) stays a string."""
+    return v if isinstance(v, str) else float(np.float32(v))
 
 
-def _same(a: float, b: float) -> bool:
+def _same(a, b) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
@@ -91,11 +94,12 @@ class AttrRule:
 
 @dataclass(frozen=True)
 class Values(AttrRule):
-    """Only these values (each float32-rounded), e.g. ``Values(1/6)`` for torch's hardsigmoid."""
+    """Only these values (each float32-rounded; strings as given), e.g. ``Values(1/6)`` for torch's
+    hardsigmoid, ``Values("none", "tanh")``."""
 
-    values: tuple[float, ...]
+    values: tuple[float | str, ...]
 
-    def __init__(self, *values: float):
+    def __init__(self, *values: float | str):
         object.__setattr__(self, "values", tuple(_f32(v) for v in values))
 
     def check(self, name, value, attributes):
@@ -115,6 +119,8 @@ class Range(AttrRule):
     hi: float | None = None
 
     def check(self, name, value, attributes):
+        if isinstance(value, str):
+            return f"{name}={value!r} is not a number"
         if math.isnan(value) or (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
             return f"{name}={value!r} is outside {self.describe()}"
         return None
@@ -159,6 +165,40 @@ class AllOf(AttrRule):
         return " and ".join(r.describe() for r in self.rules)
 
 
+class ShapeRule:
+    """A limit on one input tensor's shape, given the shapes of all the case's tensors."""
+
+    def check(self, name: str, shapes: Mapping[str, Sequence[int]]) -> str | None:
+        """None when allowed, else why not."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class ChannelOf(ShapeRule):
+    """One element, or values varying only along axis ``axis`` of tensor ``of`` (the tensor's shape,
+    aligned to ``of``'s last axis, is 1 everywhere else): torch's prelu weight."""
+
+    of: str
+    axis: int = 1
+
+    def check(self, name, shapes):
+        shape, ref = list(shapes.get(name, ())), list(shapes.get(self.of, ()))
+        if int(np.prod(shape)) == 1:
+            return None
+        pad = [1] * (len(ref) - len(shape)) + shape
+        if len(shape) <= len(ref) and len(ref) > self.axis and all(
+                d == 1 for i, d in enumerate(pad) if i != self.axis) and pad[self.axis] == ref[self.axis]:
+            return None
+        return (f"{name} of shape {tuple(shape)} is neither one element nor along axis {self.axis} of "
+                f"{self.of} {tuple(ref)}")
+
+    def describe(self):
+        return f"one element or along axis {self.axis} of {self.of}"
+
+
 # ---------------------------------------------------------------------------------------------
 # Claims
 
@@ -173,6 +213,7 @@ class Claim:
     dtypes:      tensor dtypes claimed; empty = every dtype the version lists
     ranks:       (min, max) rank, None = no limit
     attributes:  per attribute an :class:`AttrRule` (``{"alpha": Values(1/6), "beta": Values(0.5)}``)
+    shapes:      per input tensor a :class:`ShapeRule` (``{"slope": ChannelOf("x")}``)
     in_place:    the output may alias the input (in-place cases are run)
     strided:     non-contiguous inputs are accepted (strided cases are run)
     rejects:     the adapter refuses illegal calls, so must-reject (negative) cases are run.
@@ -189,6 +230,7 @@ class Claim:
     dtypes: tuple[str, ...] = ()
     ranks: tuple[int | None, int | None] = (None, None)
     attributes: Mapping[str, AttrRule] = field(default_factory=dict)
+    shapes: Mapping[str, ShapeRule] = field(default_factory=dict)
     in_place: bool = False
     strided: bool = False
     rejects: bool = False
@@ -212,7 +254,7 @@ class Claim:
     def unclaimed(self, case) -> tuple[str, str] | None:
         """None when the claim covers the case, else (cause, why) for the first part it does not
         cover; cause is one of ``unclaimed-version``, ``-dtype``, ``-rejection``, ``-rank``,
-        ``-size``, ``-attribute``, ``-in-place``, ``-strided`` (specgen.runner.verdicts.Cause)."""
+        ``-size``, ``-attribute``, ``-shape``, ``-in-place``, ``-strided`` (specgen.runner.verdicts.Cause)."""
         if not self.covers_version(case.op, case.standard, case.version):
             return "unclaimed-version", f"{case.op} {case.standard}-{case.version} is not claimed"
         if getattr(case, "kind", "positive") == "negative":
@@ -232,9 +274,14 @@ class Claim:
                 return "unclaimed-size", f"{size} elements is more than the claimed {self.max_elements}"
         for name, rule in self.attributes.items():
             if name in case.attributes:
-                why = rule.check(name, float(case.attributes[name]), case.attributes)
+                value = case.attributes[name]
+                why = rule.check(name, value if isinstance(value, str) else float(value), case.attributes)
                 if why:
                     return "unclaimed-attribute", f"attribute {why}"
+        for name, rule in self.shapes.items():
+            why = rule.check(name, shapes)
+            if why:
+                return "unclaimed-shape", why
         if case.in_place and not self.in_place:
             return "unclaimed-in-place", "in-place (output aliasing input) is not claimed"
         if any(s is not None for s in (case.strides or {}).values()) and not self.strided:
@@ -249,6 +296,8 @@ class Claim:
             parts.append(f"ranks {lo if lo is not None else 0}..{hi if hi is not None else 'any'}")
         for name, rule in self.attributes.items():
             parts.append(f"{name} {rule.describe()}")
+        for name, rule in self.shapes.items():
+            parts.append(f"{name} {rule.describe()}")
         if self.max_elements is not None:
             parts.append(f"<= {self.max_elements} elements")
         flags = [f for f, on in (("in-place", self.in_place), ("strided", self.strided)) if on]
@@ -262,6 +311,7 @@ class Claim:
         return {"op": self.op, "standard": self.standard, "versions": list(self.versions),
                 "dtypes": list(self.dtypes), "ranks": list(self.ranks),
                 "attributes": {k: r.describe() for k, r in self.attributes.items()},
+                "shapes": {k: r.describe() for k, r in self.shapes.items()},
                 "in_place": self.in_place, "strided": self.strided, "rejects": self.rejects,
                 "max_elements": self.max_elements, "note": self.note}
 
@@ -338,8 +388,9 @@ class Call:
         return self.spec.standards.get(self.standard)
 
     def std_attributes(self, given_only: bool = False) -> dict[str, float]:
-        """Attributes under the standard's own names (threshold -> lambd for ONNX Shrink); an
-        attribute the standard fixes (it has no such attribute) is never passed."""
+        """Attributes under the standard's own names (threshold -> lambd for ONNX Shrink), string
+        values in its spelling (approximate erf -> ONNX 'none'); an attribute the standard fixes
+        (it has no such attribute) is never passed."""
         std = self._standard()
         names = self.attributes_given if given_only else tuple(self.attributes)
         out = {}
@@ -348,8 +399,10 @@ class Call:
                 continue
             if std is not None and name in std.attributes and std.attributes[name].fixed is not None:
                 continue
-            std_name = std.attributes[name].name if std is not None and name in std.attributes else name
-            out[std_name] = self.attributes[name]
+            binding = std.attributes.get(name) if std is not None else None
+            std_name = binding.name if binding is not None else name
+            # a string attribute's value in the standard's spelling (GELU approximate erf -> ONNX 'none')
+            out[std_name] = binding.spell(self.attributes[name]) if binding is not None else self.attributes[name]
         return out
 
     @property
@@ -422,6 +475,11 @@ class Adapter:
         """Would the backend accept this call? None (the default): the runner runs it; raising
         :class:`Rejected` (or one of ``rejection_errors``) is then the rejection."""
         return None
+
+    def load_notes(self) -> Sequence[str]:
+        """Optional: lines shown as warnings when the adapter loads (``specgen adapters``, ``run``), e.g.
+        the entries of a data-driven op mapping that claim nothing yet because their spec is absent."""
+        return ()
 
     def why_unclaimed(self, op: str, standard: str, version: str, dtype: str) -> str | None:
         """Optional: why the adapter does not claim this (op, standard, version, dtype), e.g. the

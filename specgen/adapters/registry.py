@@ -233,6 +233,11 @@ def verify_claims(name: str, claims, specs: dict | None = None) -> tuple[list[Cl
                 problems.append(f"claim for {claim.op} limits attribute {attr!r}"
                                 f"{did_you_mean(attr, spec.attribute_names)}, which {spec.name} does not have "
                                 f"(attributes: {', '.join(spec.attribute_names) or 'none'})")
+        inputs = [t.name for t in spec.inputs]
+        for tensor in claim.shapes:
+            if tensor not in inputs:
+                problems.append(f"claim for {claim.op} limits the shape of {tensor!r}{did_you_mean(tensor, inputs)}, "
+                                f"which is not an input of {spec.name} (inputs: {', '.join(inputs)})")
     return good, problems, warnings
 
 
@@ -284,4 +289,8 @@ def load_object(name: str, value: str, dist: str = "", specs: dict | None = None
     claims, problems, warnings = verify_claims(name, raw, specs)
     if problems:
         raise AdapterLoadError(name, INCOMPLETE, problems, value)
+    try:
+        warnings += [str(n) for n in (adapter.load_notes() if hasattr(adapter, "load_notes") else ())]
+    except Exception as exc:  # a broken note must not stop a run
+        warnings.append(f"load_notes() raised {type(exc).__name__}: {exc}")
     return LoadedAdapter(name, value, adapter, claims, dist, warnings)

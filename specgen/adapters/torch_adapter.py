@@ -1,51 +1,58 @@
-"""The ``torch`` adapter: native torch.nn.functional functions, only where their semantics are a
-subset of a spec.
+"""The ``torch`` adapter: torch functions, only where their semantics are a subset of a spec.
 
-- ``hardsigmoid`` is HardSigmoid with alpha = 1/6, beta = 0.5. 1/6 is not a float32 value: the
-  attribute a standard stores is float32(1/6) = 0.16666667163372040, so the claim is for
-  alpha == float32(1/6) (``Values(1/6)`` rounds the same way) and beta == 0.5. torch does not
-  multiply by that float32; its CPU kernel computes min(max(x + 3, 0), 6) / 6. The two
-  differ by |x| * 5e-9 at most, and whether that difference is inside the bound is for the error
-  model to judge, case by case: no tolerance is loosened for torch. (It is, in float16 and
-  bfloat16; it is not in float32 and float64: see docs/runner.md.)
-- ``softsign`` is Softsign (x / (1 + |x|)).
-- ``softshrink(lambd)`` is Shrink with bias == threshold == lambd (lambd >= 0, torch refuses < 0).
-- ``hardshrink(lambd)`` is Shrink with bias == 0 and threshold == lambd.
+Which function computes which operator, for which attribute values and with which deviations, is
+data: specgen/adapters/torch_ops.yaml (read and checked by specgen.adapters.torch_ops; why the
+mapping is the adapter's and not the specs', docs/runner.md "The torch op mapping"). This module
+only turns a call into torch tensors, calls the entry the mapping picks and turns the result back.
 
 All standards are claimed (the formula is the same in each); attribute limits pick the cases.
 torch applies no standard's validity rules, so no must-reject cases are claimed.
 """
 from __future__ import annotations
 
-from specgen.adapters.base import Adapter, AllOf, Claim, Range, SameAs, Unsupported, Values
-
-FLOATS = ("float32", "float64", "float16", "bfloat16")
+from specgen.adapters import torch_ops
+from specgen.adapters.base import Adapter, Unsupported
 
 
 class TorchAdapter(Adapter):
-    description = "PyTorch CPU: hardsigmoid, softsign, softshrink/hardshrink as spec subsets"
+    description = "PyTorch CPU: torch functions as subsets of the specs (mapping: specgen/adapters/torch_ops.yaml)"
     requires = ("torch",)
     extra = "torch"
 
-    def __init__(self):
-        import torch
+    def __init__(self, torch_module=None, mapping_path=None):
+        if torch_module is None:
+            import torch as torch_module
+        self._torch = torch_module
+        self._path = mapping_path or torch_ops.MAPPING
+        self._mapping = None
 
-        self._torch = torch
+    @property
+    def mapping(self) -> torch_ops.OpMapping:
+        """The checked mapping (without torch, e.g. on an instance made without __init__, the
+        functions are not looked up)."""
+        got = self.__dict__.get("_mapping")
+        if got is None:
+            got = self.__dict__["_mapping"] = torch_ops.load(self.specs, self.__dict__.get("_path", torch_ops.MAPPING),
+                                                             self.__dict__.get("_torch"))
+        return got
+
+    @property
+    def skipped(self) -> list[str]:
+        """Entries of the mapping whose spec is not in specs/ (yet)."""
+        return self.mapping.skipped
+
+    def load_notes(self):
+        return self.skipped
 
     def backend_version(self) -> str:
         return f"torch {self._torch.__version__} (CPU)"
 
     def claims(self):
-        common = dict(standard="*", versions=("*",), dtypes=FLOATS, rejects=False, strided=True, in_place=True)
-        return [
-            Claim(op="hard_sigmoid", attributes={"alpha": Values(1 / 6), "beta": Values(0.5)},
-                  note="torch.nn.functional.hardsigmoid: (x+3)/6 clamped; alpha = float32(1/6), beta = 0.5", **common),
-            Claim(op="softsign", note="torch.nn.functional.softsign", **common),
-            Claim(op="shrink", attributes={"bias": Values(0.0)},
-                  note="torch.nn.functional.hardshrink(lambd=threshold)", **common),
-            Claim(op="shrink", attributes={"bias": AllOf(SameAs("threshold"), Range(0.0, None))},
-                  note="torch.nn.functional.softshrink(lambd=threshold)", **common),
-        ]
+        return [e.claim() for e in self.mapping.entries]
+
+    def why_unclaimed(self, op, standard, version, dtype):
+        why = self.mapping.absent.get(op)
+        return f"torch: {why}" if why else None
 
     def _tensor(self, arr):
         import numpy as np
@@ -62,21 +69,23 @@ class TorchAdapter(Adapter):
             return t.contiguous().view(self._torch.int16).numpy().view(ml_dtypes.bfloat16)
         return t.numpy()
 
+    def _entry(self, call) -> torch_ops.Entry:
+        for entry in self.mapping.for_op(call.op):
+            if entry.accepts(call.attributes):
+                return entry
+        raise Unsupported(f"torch has no {call.op} with attributes {dict(call.attributes)} "
+                          f"(specgen/adapters/torch_ops.yaml)")
+
     def run(self, call):
-        F = self._torch.nn.functional
-        x = self._tensor(call.x)
-        a = call.attributes
-        if call.op == "hard_sigmoid":
-            fn = lambda t: F.hardsigmoid(t)  # noqa: E731
-        elif call.op == "softsign":
-            fn = F.softsign
-        elif call.op == "shrink" and a.get("bias", 0.0) == 0.0:
-            fn = lambda t: F.hardshrink(t, lambd=a["threshold"])  # noqa: E731
-        elif call.op == "shrink" and a.get("bias") == a.get("threshold"):
-            fn = lambda t: F.softshrink(t, lambd=a["threshold"])  # noqa: E731
-        else:
-            raise Unsupported(f"torch has no {call.op} with attributes {a}")
-        y = fn(x)
+        entry = self._entry(call)
+        fn = torch_ops.resolve(self._torch, entry.call)
+        args = []
+        for name, arr in call.inputs.items():
+            of = entry.channel_of.get(name)
+            if of is not None:
+                arr = torch_ops.channel_vector(arr, call.inputs[of].shape)
+            args.append(self._tensor(arr))
+        y = fn(*args, **entry.kwargs(call.attributes))
         if call.in_place:
             out = next(iter(call.out.values()))
             if out.dtype.name == "bfloat16":

@@ -86,5 +86,8 @@ def generate(out, specs_dir, check, exhaustive, progress):
     click.echo(f"generate: wrote {target}: {stats.positive} positive and {stats.negative} negative cases, "
                f"{stats.elements} elements ({stats.proven_float64} proven in float64, {stats.exact} exact, "
                f"{stats.special} special)" + (", exhaustive/ included" if exhaustive else ""))
+    if stats.left_out:
+        click.echo(f"generate: {len(stats.left_out)} attribute-boundary case(s) left out, their golden values "
+                   "undecidable: " + "; ".join(stats.left_out), err=True)
     if stats.unsolved:
         click.echo("generate: breakpoints not located (no designed boundary cases there): " + "; ".join(stats.unsolved), err=True)

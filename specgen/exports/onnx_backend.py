@@ -45,8 +45,10 @@ def export(cases, specs: dict, out: Path) -> dict:
         ins = [t.name for t in spec.inputs]
         outs = [t.name for t in spec.outputs]
         names = {n: std.tensors[n].name if n in std.tensors else n for n in ins + outs}
-        attrs = {std.attributes[a].name if a in std.attributes else a: v for a, v in case.attributes.items()
-                 if a in case.attributes_given}
+        # ONNX's names and, for a string attribute, ONNX's spelling of the value (approximate erf -> 'none')
+        attrs = {std.attributes[a].name if a in std.attributes else a:
+                 std.attributes[a].spell(v) if a in std.attributes else v
+                 for a, v in case.attributes.items() if a in case.attributes_given}
         model = build_model(std.operator, std.domain, int(case.version), [names[n] for n in ins],
                             [names[n] for n in outs], {names[n]: case.dtypes[n] for n in ins + outs}, attrs,
                             {names[n]: list(case.shapes[n]) for n in ins + outs})

@@ -13,22 +13,46 @@ A row gives:
   ``domain``; outside it the value is NaN): the image of the endpoints;
 - ``ulps``: the error a kernel's implementation may have, in ULPs of the type it computes in
   (None: exact); ``libm_rel``: a bound on numpy's own float64 error, relative;
-- ``piecewise``: the function switches between branches (breakpoint analysis looks at it).
+- ``piecewise``: the function switches between branches (breakpoint analysis looks at it);
+- ``libm``: the fast path of golden values (specgen.numerics.libm): numpy's implementation per float
+  type with the error bound assumed for it (tests/test_libm.py checks every row's bound against
+  mpmath), exact points, the range of values and the known sign; a function without it is settled
+  per element in mpmath (slow);
+- ``rewrites``: identities of real numbers that the golden-value enclosures use instead of a
+  cancelling spelling (``1 + erf(u)`` -> ``erfc(-u)``), in the formula language with pattern
+  variables u and v; the exact value is the same, the enclosure of the rewritten form is tight.
 The printed form is the function's name with its arguments (specgen.render.formula_text).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
 
 import mpmath
 import numpy as np
 
+from specgen.numerics import erf_ld  # erf and erfc in long double (numpy has neither)
+
 # A bound on numpy's float64 exp/log/tanh/... error relative to the result: numpy's (and glibc's)
 # float64 functions are within 1 ULP (2**-52 relative); 2**-50 leaves room for 4 ULP.
 LIBM_REL = 2.0 ** -50
+
+
+@dataclass(frozen=True)
+class Libm:
+    """The fast golden-value path of a function (specgen.numerics.libm): numpy evaluates it and the
+    enclosure widens each value by ``ulps`` ULPs of its type; the function is monotone on ``domain``
+    (its row's ``monotone`` says which way)."""
+
+    numpy: dict  # float type (np.float64, np.longdouble) -> vectorised callable
+    ulps: dict  # float type -> assumed max error in ULPs of that type (>= 4x the worst measured)
+    measured: dict  # float type -> worst ULP error measured (benchmarks/bench_libm.py, 1e6 points)
+    domain: tuple[float, float] = (-math.inf, math.inf)  # closed hull of the real domain
+    exact: dict = field(default_factory=dict)  # argument -> exact result (rational points)
+    range: tuple[float, float] = (-math.inf, math.inf)  # every value lies here (tanh: [-1, 1])
+    sign: str | None = None  # "positive" (> 0 everywhere) or "argument" (f(0) = 0, increasing)
 
 
 @dataclass(frozen=True)
@@ -48,6 +72,8 @@ class Function:
     libm_rel: float = LIBM_REL
     piecewise: bool = False  # min/max/abs/clamp/where/sign: introduce breakpoints
     helper_source: str = ""
+    libm: Libm | None = None  # the fast golden-value path (None: per element in mpmath)
+    rewrites: tuple[tuple[str, str], ...] = ()  # (pattern, replacement) identities for the enclosures
 
     @property
     def rational(self) -> bool:
@@ -80,6 +106,35 @@ def np_erf(x):
     out = _erf_vec(arr.astype(np.float64))
     return out.astype(arr.dtype) if arr.dtype.kind == "f" else out
 
+
+_erfc_vec = np.vectorize(math.erfc, otypes=[np.float64])
+
+
+def np_erfc(x):
+    """erfc for numpy arrays: math.erfc per element in float64, cast back."""
+    arr = np.asarray(x)
+    out = _erfc_vec(arr.astype(np.float64))
+    return out.astype(arr.dtype) if arr.dtype.kind == "f" else out
+
+
+def _erf64(x):
+    return _erf_vec(x) if np.size(x) else np.zeros(np.shape(x))
+
+
+def _erfc64(x):
+    return _erfc_vec(x) if np.size(x) else np.zeros(np.shape(x))
+
+
+_ERFC_HELPER = '''\
+import math as _math
+
+_erfc_vec = np.vectorize(_math.erfc, otypes=[np.float64])
+
+
+def _erfc(x):
+    """erfc for numpy arrays (numpy has none): math.erfc per element in float64."""
+    return _erfc_vec(np.asarray(x, dtype=np.float64))
+'''
 
 _ERF_HELPER = '''\
 import math as _math
@@ -158,6 +213,18 @@ def _exact_sign(q):
     return Fraction((q > 0) - (q < 0))
 
 
+_F, _L = np.float64, np.longdouble
+_INF = math.inf
+
+
+def _libm(f64, ld, ulps64, ulps_ld, measured64, measured_ld, **kw) -> Libm:
+    """numpy's float64 and (where given) x87 long double implementations with their bounds."""
+    numpy, ulps, measured = {_F: f64}, {_F: ulps64}, {_F: measured64}
+    if ld is not None:
+        numpy[_L], ulps[_L], measured[_L] = ld, ulps_ld, measured_ld
+    return Libm(numpy, ulps, measured, **kw)
+
+
 FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("abs", 1, 1, np.abs, "np.abs({0})", abs, "absolute value", exact=abs, interval=_iv_abs, piecewise=True),
     Function("min", 2, -1, _np_min, "np.minimum({0}, {1})", _mp_min, "smallest argument; NaN if any is NaN",
@@ -173,20 +240,44 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("select", 3, 3, np.where, "np.where({0}, {1}, {2})", _mp_where, "alias of where", piecewise=True),
     Function("sign", 1, 1, np.sign, "np.sign({0})", mpmath.sign, "-1, 0 or 1", exact=_exact_sign,
              interval=_iv_sign, piecewise=True),
-    Function("exp", 1, 1, np.exp, "np.exp({0})", mpmath.exp, "e to the x", monotone="increasing", ulps=4.0),
+    Function("exp", 1, 1, np.exp, "np.exp({0})", mpmath.exp, "e to the x", monotone="increasing", ulps=4.0,
+             libm=_libm(np.exp, np.exp, 8, 8, 0.69, 1.11, exact={0: 1}, range=(0.0, _INF), sign="positive"),
+             rewrites=(("exp(u) - 1", "expm1(u)"), ("1 - exp(u)", "-expm1(u)"),
+                       # the logistic function and x times it (sigmoid, swish): exp(-u) never overflows
+                       ("1 / (1 + exp(u))", "where(u > 0, exp(-u) / (exp(-u) + 1), 1 / (1 + exp(u)))"),
+                       ("v / (1 + exp(u))", "where(u > 0, v * exp(-u) / (exp(-u) + 1), v / (1 + exp(u)))"))),
     Function("expm1", 1, 1, np.expm1, "np.expm1({0})", mpmath.expm1, "exp(x) - 1 without cancellation",
-             monotone="increasing", ulps=4.0),
+             monotone="increasing", ulps=4.0,
+             libm=_libm(np.expm1, np.expm1, 8, 12, 0.53, 2.40, exact={0: 0}, range=(-1.0, _INF), sign="argument")),
     Function("log", 1, 1, np.log, "np.log({0})", mpmath.log, "natural logarithm", monotone="increasing",
-             domain=(0.0, math.inf), ulps=4.0),
+             domain=(0.0, math.inf), ulps=4.0,
+             libm=_libm(np.log, np.log, 8, 8, 0.60, 0.95, domain=(0.0, _INF), exact={1: 0}),
+             rewrites=(("log(1 + u)", "log1p(u)"), ("log(u + 1)", "log1p(u)"))),
     Function("log1p", 1, 1, np.log1p, "np.log1p({0})", mpmath.log1p, "log(1 + x) without cancellation",
-             monotone="increasing", domain=(-1.0, math.inf), ulps=4.0),
+             monotone="increasing", domain=(-1.0, math.inf), ulps=4.0,
+             libm=_libm(np.log1p, np.log1p, 8, 12, 0.62, 2.43, domain=(-1.0, _INF), exact={0: 0}, sign="argument"),
+             # softplus: the same value for every u, and exp never overflows
+             rewrites=(("log1p(exp(u))", "max(u, 0) + log1p(exp(-abs(u)))"),)),
     Function("sqrt", 1, 1, np.sqrt, "np.sqrt({0})", mpmath.sqrt, "square root", monotone="increasing",
-             domain=(0.0, math.inf), ulps=3.0),
+             domain=(0.0, math.inf), ulps=3.0,
+             libm=_libm(np.sqrt, np.sqrt, 1, 1, 0.50, 0.50, domain=(0.0, _INF), exact={0: 0, 1: 1},
+                        range=(0.0, _INF), sign="argument")),
     Function("tanh", 1, 1, np.tanh, "np.tanh({0})", mpmath.tanh, "hyperbolic tangent", monotone="increasing",
-             ulps=5.0),
+             ulps=5.0,
+             libm=_libm(np.tanh, np.tanh, 8, 12, 1.19, 2.86, exact={0: 0}, range=(-1.0, 1.0), sign="argument"),
+             # 1 + tanh(u) = 2 e^2u / (1 + e^2u): no cancellation (nor overflow) far below 0
+             rewrites=(("1 + tanh(u)", "where(u < 0, 2 * exp(2 * u) / (1 + exp(2 * u)), 1 + tanh(u))"),
+                       ("tanh(u) + 1", "where(u < 0, 2 * exp(2 * u) / (1 + exp(2 * u)), 1 + tanh(u))"),
+                       ("1 - tanh(u)", "where(u > 0, 2 * exp(-2 * u) / (1 + exp(-2 * u)), 1 - tanh(u))"))),
     Function("erf", 1, 1, np_erf, "_erf({0})", mpmath.erf, "error function", monotone="increasing", ulps=16.0,
-             helper_source=_ERF_HELPER),
-    Function("pow", 2, 2, np.power, "np.power({0}, {1})", _mp_pow, "x to the y", interval=_iv_pow, ulps=16.0),
+             helper_source=_ERF_HELPER,
+             libm=_libm(_erf64, erf_ld.erf, 8, 24, 1.06, 4.15, exact={0: 0}, range=(-1.0, 1.0), sign="argument"),
+             rewrites=(("1 + erf(u)", "erfc(-u)"), ("erf(u) + 1", "erfc(-u)"), ("1 - erf(u)", "erfc(u)"))),
+    Function("erfc", 1, 1, np_erfc, "_erfc({0})", mpmath.erfc, "complementary error function, 1 - erf(x)",
+             monotone="decreasing", ulps=16.0, helper_source=_ERFC_HELPER,
+             libm=_libm(_erfc64, erf_ld.erfc, 16, 24, 3.12, 3.96, exact={0: 1}, range=(0.0, 2.0), sign="positive")),
+    Function("pow", 2, 2, np.power, "np.power({0}, {1})", _mp_pow, "x to the y", interval=_iv_pow, ulps=16.0,
+             libm=_libm(np.power, np.power, 8, 8, 0.70, 0.90, domain=(0.0, _INF), range=(0.0, _INF))),
 ]}
 
 CONSTANTS = {"inf": (np.inf, mpmath.inf), "pi": (np.pi, mpmath.pi), "e": (np.e, mpmath.e)}

@@ -2,7 +2,12 @@
 (must-reject) cases from the generated validation rules, and the opt-in exhaustive 16-bit sweep.
 
 Case ids: ``<op>/<standard>-<version>/<dtype>/rank<r>/<content>[<attributes>]`` where the
-attribute suffix (``[alpha=-0.5,beta=0.25]``) is left off for the standard's defaults.
+attribute suffix (``[alpha=-0.5,beta=0.25]``, ``[approximate=tanh]``) is left off for the standard's
+defaults.
+
+A string attribute that selects the formula (GELU's approximate) is crossed with every numeric
+attribute set; each case is computed by the plain operator its value selects (OpSpec.resolve), so
+golden values and the breakpoint design never see the string.
 """
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from specgen import dtypes as dt
+from specgen.errors import SpecError
 from specgen.generate import rules
 from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, region_values, specials)
 from specgen.generate.exact import golden
@@ -41,6 +47,12 @@ class AttrSet:
     default: bool = False
 
 
+def _golden(resolved, inputs, dtype: str, standard: str):
+    """golden() of a resolved (plain operator, numeric attributes) pair."""
+    spec, attributes = resolved
+    return golden(spec, inputs, attributes, dtype, standard)
+
+
 def held_values(dtype: str) -> list:
     """The values the other inputs are held at while one input's breakpoints are designed."""
     d = dt.get(dtype)
@@ -49,29 +61,55 @@ def held_values(dtype: str) -> list:
     return [v if d.kind == "int" else abs(v) for v in HELD_INT]
 
 
-def _fmt(v: float) -> str:
-    """Shortest float32 spelling: 0.35, -0.5, 0, 3.5, 1e-08."""
+def _fmt(v: float | str) -> str:
+    """Shortest float32 spelling: 0.35, -0.5, 0, 3.5, 1e-08; a string value as it is."""
+    if isinstance(v, str):
+        return v
     text = str(np.float32(v))
     return text if "e" in text else text.rstrip("0").rstrip(".")
 
 
 def attribute_sets(spec, standard: str) -> list[AttrSet]:
+    """The numeric sets (numeric_sets), each with every value of the formula-selecting string
+    attribute the standard accepts: its default with the default set first, then the others
+    (``approximate-tanh``)."""
+    sets = numeric_sets(spec, standard)
+    if spec.choice is None:
+        return sets
+    name = spec.choice.attribute
+    b = spec.standards[standard].attributes[name]
+    first = b.fixed if b.fixed is not None else b.default
+    accepted = [b.fixed] if b.fixed is not None else list(b.values or spec.choice_values)
+    order = ([first] if first is not None else []) + [v for v in accepted if v != first]
+    out = []
+    for s_ in sets:
+        for i, value in enumerate(order):
+            default = s_.default and i == 0 and first is not None
+            label = s_.name if i == 0 and first is not None else (
+                f"{name}-{value}" if s_.default else f"{s_.name}-{name}-{value}")
+            out.append(AttrSet(label.replace("_", "-"), {**s_.values, name: value}, default))
+    return out
+
+
+def numeric_sets(spec, standard: str) -> list[AttrSet]:
     """The standard's defaults (when it has them), every other standard's defaults, the spec's
     example and test_attributes sets, and generic sets that make every attribute matter: distinct values,
-    reversed, negated, mixed signs, each attribute zero in turn, and a wide (x10) set."""
-    names = list(spec.attribute_names)
+    reversed, negated, mixed signs, each attribute zero in turn, and a wide (x10) set. Numeric
+    attributes only (a string attribute is crossed with these by attribute_sets)."""
+    names = list(spec.numeric_attribute_names)
     if not names:
         return [AttrSet("default", {}, True)]
     sets: list[AttrSet] = []
-    own = spec.standards[standard].defaults()
+    own = {k: v for k, v in spec.standards[standard].defaults().items() if k in names}
     if all(v is not None for v in own.values()):
         sets.append(AttrSet("default", dict(own), True))
     for key, s in spec.standards.items():
-        d = s.defaults()
+        d = {k: v for k, v in s.defaults().items() if k in names}
         if key != standard and all(v is not None for v in d.values()):
             sets.append(AttrSet(f"{key}-defaults", dict(d)))
     for i, ex in enumerate(spec.examples):
         sets.append(AttrSet(f"example-{i + 1}", {k: f32(ex.attributes[k]) for k in names}))
+    fixed = {k: v for k, v in spec.standards[standard].fixed().items() if k in names}
     for t in spec.test_attributes:
         sets.append(AttrSet(t.name.replace("_", "-"), {k: f32(t.values[k]) for k in names}))
     base = [GENERIC_VALUES[i % len(GENERIC_VALUES)] for i in range(len(names))]
@@ -82,7 +120,6 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
     for k in names:
         sets.append(AttrSet(f"zero-{k}", {n_: (0.0 if n_ == k else f32(v)) for n_, v in zip(names, base)}))
     sets.append(AttrSet("wide", {k: f32(10 * v) for k, v in zip(names, base)}))
-    fixed = spec.standards[standard].fixed()
     if fixed:  # the standard has no such attribute: every set uses its fixed value
         sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
     out, seen = [], set()
@@ -91,6 +128,29 @@ def attribute_sets(spec, standard: str) -> list[AttrSet]:
         if key not in seen:
             seen.add(key)
             out.append(s)
+    return out
+
+
+# each attribute's own boundaries, as the float32 the attribute stores (the other attributes at the
+# standard's first set): the smallest subnormal, and the largest finite of either sign (0 and
+# ordinary negative values are already generic sets of attribute_sets)
+ATTRIBUTE_BOUNDARIES = (("subnormal", 2.0 ** -149), ("huge", float(np.finfo(np.float32).max)),
+                        ("neg-huge", -float(np.finfo(np.float32).max)))
+BOUNDARY_PER_REGION = 4  # region samples of an attribute-boundary case (the breakpoints are all there)
+
+
+def attribute_boundary_sets(spec, standard: str) -> list[AttrSet]:
+    """One set per attribute the standard lets a call set and per boundary value: that attribute at
+    the boundary, the others at the standard's first designed set (its defaults where it has
+    them), so a kernel right at the defaults but wrong at one attribute's boundary fails."""
+    fixed = spec.standards[standard].fixed()
+    base = attribute_sets(spec, standard)[0].values
+    out = []
+    for k in spec.numeric_attribute_names:
+        if k in fixed:
+            continue
+        for label, value in ATTRIBUTE_BOUNDARIES:
+            out.append(AttrSet(f"boundary-{k}-{label}", {**base, k: f32(value)}))
     return out
 
 
@@ -147,6 +207,7 @@ class Stats:
     exact: int = 0
     special: int = 0
     unsolved: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # designed cases whose golden values cannot be decided
 
 
 class OpCorpus:
@@ -162,6 +223,12 @@ class OpCorpus:
         self.x = self.inputs[0]  # the primary input: a case's rank and shape are its
         self.y = self.outputs[0]
         self.others = self.inputs[1:]
+
+    def numeric(self, aset, std, dtype=None):
+        """(the plain operator this attribute set computes, its numeric attribute values): a
+        string attribute's value picks the formula here, before any numerics."""
+        values = std.info.cast_attributes(aset.values, dtype) if dtype is not None else dict(aset.values)
+        return self.spec.resolve(values, std.key)
 
     # -- one positive case
     def positive(self, std, ver, dtype, rank, label, aset, values, *, shape=None, tags=(), in_place=False,
@@ -181,7 +248,7 @@ class OpCorpus:
                                       f"{case_id}#{k}").reshape(shape)
         if self.others:
             inputs = self._no_overflow_paired(inputs, aset, dtype, std)
-        g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+        g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
         if g.overflow.any():
             raise AssertionError(f"{case_id}: integer overflow in designed values")
         given = given_attributes(aset, std)
@@ -206,7 +273,7 @@ class OpCorpus:
         if dt.get(dtype).is_float:
             return inputs
         for _ in range(3):
-            g = golden(self.spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+            g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
             if not g.overflow.any():
                 return inputs
             x = np.array(np.broadcast_to(inputs[self.x], g.overflow.shape))
@@ -219,7 +286,7 @@ class OpCorpus:
         """Drop integer inputs whose result overflows (the spec leaves overflow unspecified)."""
         if dt.get(dtype).is_float or len(values) == 0:
             return values
-        g = golden(self.spec, {self.x: values}, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
+        g = _golden(self.numeric(aset, std, dtype), {self.x: values}, dtype, std.key)
         return values[~g.overflow]
 
     def design(self, aset, dtype, var=None, held_index: int = 0, std=None):
@@ -228,8 +295,11 @@ class OpCorpus:
         var = var or self.x
         others = {k: held_values(dtype)[held_index] for k in self.inputs if k != var}
         # the attribute values the standard computes with (WebNN casts options to the input's dtype)
-        values = std.info.cast_attributes(aset.values, dtype) if std is not None else aset.values
-        return analyse_formula(self.spec, {**values, **others}, var)
+        if std is not None:
+            spec, values = self.numeric(aset, std, dtype)
+        else:
+            spec, values = self.spec.resolve(aset.values)
+        return analyse_formula(spec, {**values, **others}, var)
 
     def pool(self, aset, dtype, std, case_id, var=None) -> np.ndarray:
         var = var or self.x
@@ -361,6 +431,37 @@ class OpCorpus:
         values = self.fill(self.pool(first, dtype, std, cid), int(np.prod(shape)), cid)
         self.positive(std, ver, dtype, rank, "large", first, values, shape=shape, tags=("large",))
 
+    # -- each attribute at its own boundary values (issue 14)
+    def attribute_boundaries(self, std, ver, dtype):
+        """One case per attribute boundary set (attribute_boundary_sets): that set's breakpoints with
+        their neighbours, the specials and a few samples of every region, at the content rank. Left
+        out where the value the standard computes with is not finite (WebNN casts options to a
+        float16 tensor's type: 3.4e38 becomes inf) or where every designed integer result
+        overflows (integer_overflow is the spec's question, not a boundary of the attribute). A
+        set whose golden values cannot be decided (an enclosure beyond float64's exponent range) is
+        left out and listed in ``Stats.left_out``, which ``specgen generate`` prints. Only
+        the standard's latest version: an attribute's range does not change between versions, and
+        every version's cases would cost generate time for the same kernel paths."""
+        if self.others or ver is not std.versions[-1]:
+            return
+        r0 = content_rank(ver.ranks(self.x))
+        prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}"
+        for aset in attribute_boundary_sets(self.spec, std.key):
+            if not all(np.isfinite(v) for v in std.info.cast_attributes(aset.values, dtype).values()):
+                continue
+            cid = f"{prefix}/rank{r0}/attribute-boundary{attr_suffix(aset)}"
+            design = self.design(aset, dtype, std=std)
+            self.note_unsolved(design)
+            values = _unique(np.concatenate([breakpoint_values(design, dtype), specials(dtype),
+                                             region_values(design, dtype, BOUNDARY_PER_REGION, Stream(cid))]), dtype)
+            try:
+                values = self._no_overflow(values, aset, dtype, std)
+                if len(values) == 0:
+                    continue
+                self.positive(std, ver, dtype, r0, "attribute-boundary", aset, values)
+            except SpecError as exc:  # a limit of the golden machinery at these extremes: said, not hidden
+                self.stats.left_out.append(f"{cid}: {exc.problems[0].message}")
+
     # -- negative cases of one table row
     def negatives(self, std, ver):
         for probe in negative_probes(self.spec, std, ver, self.inputs, self.outputs):
@@ -451,6 +552,12 @@ def probe_attribute_name(spec) -> str:
     return next(n for n in PROBE_ATTRIBUTE_NAMES if n not in used)
 
 
+def probe_value(binding) -> str:
+    """A value of a string attribute that neither the operator nor the standard spells."""
+    taken = set(binding.values) | set(binding.values.values())
+    return next(v for v in ("unknown", "unknown_value", "unknown_value_2") if v not in taken)
+
+
 def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> list[Probe]:
     """One call per rule of the table row that breaks exactly that rule (as far as possible)."""
     x, y = inputs[0], outputs[0]
@@ -514,6 +621,9 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     for a, b in std.attributes.items():
         if b.required or (std.attribute_defaults == "none" and b.default is None):
             out.append(Probe(f"missing-{a}", "required-attribute", call(), {k: v for k, v in attrs.items() if k != a}))
+    for a, b in std.attributes.items():
+        if b.values:  # a string attribute: a value outside the standard's list is illegal
+            out.append(Probe(f"{a}-value", "attribute-value", call(), {**attrs, a: probe_value(b)}))
     here = {e.name for e in ver.extra_attributes}
     for other_ver in std.versions:
         for e in other_ver.extra_attributes:
@@ -524,6 +634,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     if std.info.unknown_attributes == "rejected":  # WebNN: WebIDL dictionaries ignore unknown members
         unknown = probe_attribute_name(spec)
         out.append(Probe(f"attribute-{unknown}", "unknown-attribute", call(), {**attrs, unknown: 1.0}))
+    out.extend(nonfinite_attribute_probes(spec, std, call, attrs))
     layout = rules.layout(std.info)
     if base and not layout["zero_sizes"]:
         z = base[:-1] + [0]
@@ -538,6 +649,20 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         else:
             out.append(Probe("strides-given", "strides", call(xst=interleaved_strides(base)), attrs))
     return out
+
+
+NONFINITE_ATTRIBUTE_VALUES = (("nan", float("nan")), ("inf", float("inf")), ("neg-inf", float("-inf")))
+
+
+def nonfinite_attribute_probes(spec, std, call, attrs: dict) -> list[Probe]:
+    """Where the standard rejects NaN and infinite attribute values (``nonfinite_attributes:
+    rejected``; WebNN's options are WebIDL ``double``): each attribute a call can set at NaN, +inf and
+    -inf, the others as in the row's other probes."""
+    if std.info.nonfinite_attributes != "rejected":
+        return []
+    fixed = std.fixed()
+    return [Probe(f"attribute-{k}-{label}", "attribute-value", call(), {**attrs, k: value})
+            for k in spec.numeric_attribute_names if k not in fixed for label, value in NONFINITE_ATTRIBUTE_VALUES]
 
 
 def _with(call, t: str, y: str, yd=None, ys=None):
@@ -578,34 +703,41 @@ EXHAUSTIVE_DTYPES = ("float16", "bfloat16")
 
 
 def exhaustive_cases(spec, writer: CorpusWriter) -> int:
-    """All 65,536 bit patterns of each 16-bit float dtype, per table row listing it, default attributes."""
-    x, y = spec.inputs[0].name, spec.outputs[0].name
-    others = [t.name for t in spec.inputs[1:]]
+    """All 65,536 bit patterns of each 16-bit float dtype, per table row listing it, for every
+    designed attribute set (attribute_sets: the defaults, the spec's examples and test_attributes,
+    the generic sets); one data file per row and dtype."""
+    x = spec.inputs[0].name
     count = 0
     for std in spec.standards.values():
         for ver in std.versions:
             for dtype in ver.dtypes(x):
                 if dtype not in EXHAUSTIVE_DTYPES:
                     continue
-                d = dt.get(dtype)
-                ranks = ver.ranks(x)
-                rank = content_rank(ranks)
-                shape = _fit_rank([256, 256], rank)
-                values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
-                aset = attribute_sets(spec, std.key)[0]
-                inputs = {x: values, **{k: np.full(shape, HELD_FLOAT[0], dtype=d.numpy) for k in others}}
-                g = golden(spec, inputs, std.info.cast_attributes(aset.values, dtype), dtype, std.key)
-                given = given_attributes(aset, std)
-                tensors = {**inputs, y: g.y}
-                writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
-                           op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
-                           violations=[], shapes={k: shape for k in tensors}, dtypes={k: dtype for k in tensors},
-                           strides={k: None for k in tensors}, in_place=False, attributes=dict(aset.values),
-                           attributes_given=given, tolerance=_tolerance(spec, dtype),
-                           tags=["exhaustive", aset.name], tensors=tensors,
-                           file=f"{spec.id}/{std.key}-{ver.version}-{dtype}.bin")
-                count += 1
+                for aset in attribute_sets(spec, std.key):
+                    exhaustive_case(spec, writer, std, ver, dtype, aset)
+                    count += 1
     return count
+
+
+def exhaustive_case(spec, writer: CorpusWriter, std, ver, dtype: str, aset: AttrSet) -> None:
+    """One exhaustive case: every 16-bit pattern of ``dtype`` as the primary input (the other inputs
+    held at HELD_FLOAT[0]) with the attribute set ``aset``."""
+    x, y = spec.inputs[0].name, spec.outputs[0].name
+    others = [t.name for t in spec.inputs[1:]]
+    d = dt.get(dtype)
+    rank = content_rank(ver.ranks(x))
+    shape = _fit_rank([256, 256], rank)
+    values = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(d.numpy).reshape(shape)
+    inputs = {x: values, **{k: np.full(shape, HELD_FLOAT[0], dtype=d.numpy) for k in others}}
+    g = _golden(spec.resolve(std.info.cast_attributes(aset.values, dtype), std.key), inputs, dtype, std.key)
+    tensors = {**inputs, y: g.y}
+    writer.add(id=f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/exhaustive{attr_suffix(aset)}",
+               op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
+               violations=[], shapes={k: shape for k in tensors}, dtypes={k: dtype for k in tensors},
+               strides={k: None for k in tensors}, in_place=False, attributes=dict(aset.values),
+               attributes_given=given_attributes(aset, std), tolerance=_tolerance(spec, dtype),
+               tags=["exhaustive", aset.name], tensors=tensors,
+               file=f"{spec.id}/{std.key}-{ver.version}-{dtype}.bin")
 
 
 def breakpoint_problems(spec) -> list[str]:
@@ -615,13 +747,14 @@ def breakpoint_problems(spec) -> list[str]:
 
     out: list[str] = []
     for key, std in spec.standards.items():
-        node = spec.formula_for(key)
         dtypes = [d for v in std.versions for d in v.dtypes(spec.inputs[0].name)]
         held = held_values(next((d for d in dtypes if dt.get(d).is_float), dtypes[0])) if dtypes else [1.0]
         for aset in attribute_sets(spec, key):
+            plain, numeric = spec.resolve(aset.values, key)
+            node = plain.formula_for(key)
             for inp in spec.inputs:
                 for value in held if len(spec.inputs) > 1 else held[:1]:
-                    others = {**aset.values, **{o.name: value for o in spec.inputs if o.name != inp.name}}
+                    others = {**numeric, **{o.name: value for o in spec.inputs if o.name != inp.name}}
                     for u in analyse(node, inp.name, others).unsolved:
                         msg = f"breakpoints of {u} cannot be located (standard {key}, attributes {aset.name})"
                         if msg not in out:

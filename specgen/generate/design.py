@@ -114,8 +114,12 @@ def region_samples(region, bounds: list[Fraction], dtype: str, count: int, strea
     out = []
     if d.is_float:
         u = stream.unit(n_near)
+        if far_lo > hi_lim or far_hi < lo_lim:  # beyond the dtype's range (a huge attribute): none
+            stream.raw(count - n_near)  # drawn all the same, so later draws do not depend on it
+            return np.array([], dtype=d.numpy)
         a, b = float(near_lo), float(near_hi)
-        out.append((a + u * (b - a)).astype(d.numpy))
+        with np.errstate(over="ignore"):  # a region reaching the largest finite value: inf, dropped below
+            out.append((a + u * (b - a)).astype(d.numpy))
         o_lo = int(to_ordered(np.array([float(far_lo)]).astype(d.numpy), dtype)[0])
         o_hi = int(to_ordered(np.array([float(far_hi)]).astype(d.numpy), dtype)[0])
         o = o_lo + stream.below(o_hi - o_lo + 1, count - n_near)
@@ -136,10 +140,16 @@ def region_samples(region, bounds: list[Fraction], dtype: str, count: int, strea
     i_lo, i_hi = max(i_lo, f_lo), min(i_hi, f_hi)
     if i_lo > i_hi:
         return np.array([], dtype=d.numpy)
-    near = [i_lo + int(k) for k in stream.below(i_hi - i_lo + 1, n_near)]
-    far = [f_lo + (int(k) * (f_hi - f_lo + 1)) // (1 << 62) for k in stream.below(1 << 62, count - n_near)]
+    near = [i_lo + _spread(k, i_hi - i_lo + 1) for k in stream.below(1 << 62, n_near)] if i_hi - i_lo + 1 > 1 << 62 \
+        else [i_lo + int(k) for k in stream.below(i_hi - i_lo + 1, n_near)]
+    far = [f_lo + _spread(k, f_hi - f_lo + 1) for k in stream.below(1 << 62, count - n_near)]
     vals = [v for v in near + far if (lo is None or v > lo) and (hi is None or v < hi)]
     return np.array(vals, dtype=object).astype(d.numpy)
+
+
+def _spread(k, span: int) -> int:
+    """A 62-bit random integer ``k`` mapped onto [0, span) (spans beyond 2**62: a 64-bit type's range)."""
+    return (int(k) * span) // (1 << 62)
 
 
 # ----------------------------------------------------------------------------- per-case value designs

@@ -27,6 +27,7 @@ Non-finite inputs follow the spec's special-value outcomes (the recommended one,
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -193,7 +194,8 @@ class _Interval:
                     e2 = (np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + np.where(tiny, plain, err)) * self.inflate
                     over = (np.abs(a.v) > self.safe_max) | (np.abs(b.v) > self.safe_max) | (np.abs(p) > self.safe_max)
                     return _Iv(p, e2, bad | over | ~np.isfinite(p) | ~np.isfinite(e2), _sgn(a) * _sgn(b))
-                return _Iv(p, e, bad | self.risky(a.v, b.v, p) & (p != 0) | ~np.isfinite(p) | ~np.isfinite(e))
+                # a product that underflowed to 0 is not exact (0.5 * 2^-1074): only a zero factor makes it so
+                return _Iv(p, e, bad | self.risky(a.v, b.v, p) & (a.v != 0) & (b.v != 0) | ~np.isfinite(p) | ~np.isfinite(e))
             q = a.v / b.v
             den = np.abs(b.v) - b.e
             p = q * b.v
@@ -283,9 +285,10 @@ class _Interval:
             lo, hi = self.ends(a)
             lo, hi, bad = libm.image(f, lo, hi, self.ft)
             out = self.from_ends(lo, hi, bad | a.bad)
-            if f == "exp":
+            sign = libm.LIBM[f].sign  # the function table row's: exp, erfc > 0; tanh, erf, ... the argument's
+            if sign == "positive":
                 out.sg = np.ones(self.shape)
-            elif f in ("expm1", "log1p", "tanh", "erf", "sqrt"):  # increasing, f(0) = 0: the argument's sign
+            elif sign == "argument":  # increasing, f(0) = 0
                 out.sg = _sgn(a)
             return out
         raise NotRational(f)
@@ -375,52 +378,100 @@ def _accept_float_ld(iv: _Iv, dtype: str):
     return np.asarray(r_lo, dtype=np.float64), ok
 
 
-def _is_one(node) -> bool:
-    return isinstance(node, n.Num) and node.exact == 1
-
-
 def rewrite(node):
-    """The formula with exact identities that avoid cancellation for the enclosures:
-    exp(u) - 1 -> expm1(u), 1 - exp(u) -> -expm1(u), log(1 + u) and log(u + 1) -> log1p(u), and
-    log1p(exp(u)) -> max(u, 0) + log1p(exp(-|u|)).
-    They are identities of real numbers, so the golden (exact, once-rounded) value is the same;
-    without them exp(x) - 1 at tiny x has an absolute enclosure far wider than the result."""
+    """The formula with the identities of the function table (each row's ``rewrites``: exp(u) - 1 ->
+    expm1(u), log(1 + u) -> log1p(u), log1p(exp(u)) -> max(u, 0) + log1p(exp(-|u|)), 1 + erf(u) ->
+    erfc(-u), 1 + tanh(u) and 1 / (1 + exp(u)) without cancellation or overflow, ...) applied
+    bottom-up for the enclosures. They are identities of real numbers, so the golden (exact,
+    once-rounded) value is the same; without them exp(x) - 1 at tiny x, or 1 + erf(x) far below 0,
+    has an absolute enclosure far wider than the result. At each node the children are rewritten
+    first, then the first matching identity is applied and the new top is looked at again (a
+    replacement's own children are never rewritten again, so an identity may keep its pattern
+    inside a where() branch)."""
     if isinstance(node, n.Binary):
-        left, right = rewrite(node.left), rewrite(node.right)
-        if node.op == "-" and isinstance(left, n.Call) and left.func == "exp" and _is_one(right):
-            return n.Call("expm1", left.args, node.pos)
-        if node.op == "-" and _is_one(left) and isinstance(right, n.Call) and right.func == "exp":
-            return n.Unary("-", n.Call("expm1", right.args, node.pos), node.pos)
-        return n.Binary(node.op, left, right, node.pos)
-    if isinstance(node, n.Call):
-        args = tuple(rewrite(a) for a in node.args)
-        if node.func == "log" and isinstance(args[0], n.Binary) and args[0].op == "+":
-            a = args[0]
-            if _is_one(a.left) or _is_one(a.right):
-                return _softplus(n.Call("log1p", (a.right if _is_one(a.left) else a.left,), node.pos))
-        if node.func == "log1p":
-            return _softplus(n.Call("log1p", args, node.pos))
-        return n.Call(node.func, args, node.pos)
-    if isinstance(node, n.Unary):
-        return n.Unary(node.op, rewrite(node.operand), node.pos)
-    if isinstance(node, n.Compare):
-        return n.Compare(node.op, rewrite(node.left), rewrite(node.right), node.pos)
-    if isinstance(node, n.Logical):
-        return n.Logical(node.op, tuple(rewrite(o) for o in node.operands), node.pos)
-    if isinstance(node, n.Not):
-        return n.Not(rewrite(node.operand), node.pos)
-    return node
+        out = n.Binary(node.op, rewrite(node.left), rewrite(node.right), node.pos)
+    elif isinstance(node, n.Call):
+        out = n.Call(node.func, tuple(rewrite(a) for a in node.args), node.pos)
+    elif isinstance(node, n.Unary):
+        out = n.Unary(node.op, rewrite(node.operand), node.pos)
+    elif isinstance(node, n.Compare):
+        out = n.Compare(node.op, rewrite(node.left), rewrite(node.right), node.pos)
+    elif isinstance(node, n.Logical):
+        out = n.Logical(node.op, tuple(rewrite(o) for o in node.operands), node.pos)
+    elif isinstance(node, n.Not):
+        out = n.Not(rewrite(node.operand), node.pos)
+    else:
+        return node
+    for _ in range(4):  # log(1 + exp(u)) -> log1p(exp(u)) -> max(u, 0) + ...: a short chain at the top
+        for pattern, replacement in _identities():
+            bound = _match(pattern, out, {})
+            if bound is not None:
+                out = _substitute(replacement, bound)
+                break
+        else:
+            break
+    return out
 
 
-def _softplus(call):
-    """log1p(exp(u)) -> max(u, 0) + log1p(exp(-|u|)): the same value for every u, and exp never
-    overflows."""
-    arg = call.args[0]
-    if not (isinstance(arg, n.Call) and arg.func == "exp"):
-        return call
-    u, p = arg.args[0], call.pos
-    tail = n.Call("log1p", (n.Call("exp", (n.Unary("-", n.Call("abs", (u,), p), p),), p),), p)
-    return n.Binary("+", n.Call("max", (u, n.Num("0", p)), p), tail, p)
+_PATTERN_VARS = ("u", "v")
+
+
+@functools.lru_cache(maxsize=1)
+def _identities() -> tuple:
+    """Every row's rewrites, parsed (pattern variables u and v)."""
+    from specgen.formula.parser import parse_formula
+
+    out = []
+    for f in FUNCTIONS.values():
+        for pattern, replacement in f.rewrites:
+            out.append((parse_formula(pattern, list(_PATTERN_VARS), []), parse_formula(replacement, list(_PATTERN_VARS), [])))
+    return tuple(out)
+
+
+def _match(pattern, node, bound: dict):
+    """The bindings of the pattern variables that make ``pattern`` equal ``node``, or None."""
+    if isinstance(pattern, n.Var) and pattern.name in _PATTERN_VARS:
+        if pattern.name in bound:
+            return bound if bound[pattern.name] == node else None
+        return {**bound, pattern.name: node}
+    if isinstance(pattern, n.Num):
+        return bound if isinstance(node, n.Num) and node.exact == pattern.exact else None
+    if type(pattern) is not type(node):
+        return None
+    if isinstance(pattern, (n.Binary, n.Compare)):
+        if pattern.op != node.op:
+            return None
+        bound = _match(pattern.left, node.left, bound)
+        return None if bound is None else _match(pattern.right, node.right, bound)
+    if isinstance(pattern, n.Unary):
+        return _match(pattern.operand, node.operand, bound) if pattern.op == node.op else None
+    if isinstance(pattern, n.Call):
+        if pattern.func != node.func or len(pattern.args) != len(node.args):
+            return None
+        for p, a in zip(pattern.args, node.args):
+            bound = _match(p, a, bound)
+            if bound is None:
+                return None
+        return bound
+    return bound if pattern == node else None
+
+
+def _substitute(template, bound: dict):
+    if isinstance(template, n.Var) and template.name in bound:
+        return bound[template.name]
+    if isinstance(template, n.Binary):
+        return n.Binary(template.op, _substitute(template.left, bound), _substitute(template.right, bound), template.pos)
+    if isinstance(template, n.Compare):
+        return n.Compare(template.op, _substitute(template.left, bound), _substitute(template.right, bound), template.pos)
+    if isinstance(template, n.Unary):
+        return n.Unary(template.op, _substitute(template.operand, bound), template.pos)
+    if isinstance(template, n.Call):
+        return n.Call(template.func, tuple(_substitute(a, bound) for a in template.args), template.pos)
+    if isinstance(template, n.Logical):
+        return n.Logical(template.op, tuple(_substitute(o, bound) for o in template.operands), template.pos)
+    if isinstance(template, n.Not):
+        return n.Not(_substitute(template.operand, bound), template.pos)
+    return template
 
 
 def enclosable(node, ftype=np.float64) -> bool:
@@ -560,6 +611,24 @@ class _Float64Inputs(Mapping):
 
 # ----------------------------------------------------------------------------- the public entry
 
+_ZIV_MEMO: dict = {}
+_ZIV_MEMO_MAX = 200_000
+
+
+def _decide(node_key: str, node, values: dict, dtype: str):
+    """ziv.decide, remembered per (formula, exact input and attribute values, dtype): the corpus
+    repeats values (sweeps fill shapes from a designed pool, every standard's row has the same
+    specials), and each undecided one costs about a millisecond in mpmath. Same result, bounded
+    memory (the memo stops growing at _ZIV_MEMO_MAX entries)."""
+    key = (node_key, dtype, tuple(sorted((k, float(v)) for k, v in values.items())))
+    hit = _ZIV_MEMO.get(key)
+    if hit is None:
+        hit = ziv.decide(node, values, dtype)
+        if len(_ZIV_MEMO) < _ZIV_MEMO_MAX:
+            _ZIV_MEMO[key] = hit
+    return hit
+
+
 @dataclass
 class Golden:
     y: np.ndarray
@@ -571,9 +640,14 @@ class Golden:
 
 
 def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, float], out_dtype: str,
-           standard: str | None = None) -> Golden:
+           standard: str | None = None, integer_rounding: str | None = None) -> Golden:
     """Expected output for elementwise ``inputs`` (same shape) and float32-rounded ``attributes``,
-    by the formula of ``standard`` (its own where it has one, else the operator's)."""
+    by the formula of ``standard`` (its own where it has one, else the operator's). A string
+    attribute that selects the formula (GELU's approximate) is resolved first (OpSpec.resolve).
+    Integer outputs are rounded by ``integer_rounding`` when given (compare judges every accepted
+    mode), else by the spec's stored outcome."""
+    if getattr(spec, "choice", None) is not None:
+        spec, attributes = spec.resolve(attributes, standard)
     node = spec.formula_for(standard)
     names = list(inputs)
     arrays = {k: np.asarray(v) for k, v in inputs.items()}
@@ -582,6 +656,8 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     size = int(np.prod(shape, dtype=np.int64))
     out_kind = dt.get(out_dtype)
     mode = stored_outcome(spec, "integer_rounding", standard) if not out_kind.is_float else None
+    if integer_rounding is not None and not out_kind.is_float:
+        mode = integer_rounding
     if mode == "formula":
         mode = "toward_zero"
 
@@ -662,9 +738,10 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             proven += len(idx)
             todo = todo[~ok_ld]
         ieee_t = None
+        node_key = repr(enode) if len(todo) else None
         for i in todo:
             try:
-                val, exact_zero = ziv.decide(enode, {**{k: env64[k][i] for k in names}, **attrs64}, out_dtype)
+                val, exact_zero = _decide(node_key, enode, {**{k: env64[k][i] for k in names}, **attrs64}, out_dtype)
             except ziv.Undecided as exc:
                 point = ", ".join(f"{k} = {float(env64[k][i])!r}" for k in names)
                 raise _formula_error(spec, node, f"at {point}: {exc}") from None

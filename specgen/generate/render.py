@@ -53,9 +53,17 @@ def _rational_literals(node):
     return node
 
 
+def _accepted(std, spec) -> dict[str, str]:
+    """A standard's values of the formula-selecting string attribute: operator value -> its spelling
+    (a fixed value is spelled as the operator spells it: the standard has no name for it)."""
+    b = std.attributes[spec.choice.attribute]
+    return {b.fixed: b.fixed} if b.fixed is not None else dict(b.values)
+
+
 def reference_module(env: jinja2.Environment, spec) -> str:
     inputs = [t.name for t in spec.inputs]
-    attrs = list(spec.attribute_names)
+    attrs = list(spec.numeric_attribute_names)
+    choice = spec.choice.attribute if spec.choice else None
     all_dtypes = spec.all_dtypes()
     integer = [d for d in all_dtypes if not d.startswith(("float", "bfloat"))]
     default_std = "onnx" if "onnx" in spec.standards else next(iter(spec.standards))
@@ -81,15 +89,19 @@ def reference_module(env: jinja2.Environment, spec) -> str:
     ctx = {
         "helpers": [Code(h.strip()) for h in helpers if h],  # the function table's own source
         "command": COMMAND, "sources": spec_source(spec), "op": spec, "inputs": inputs, "attributes": attrs,
-        "defaults": {k: s.defaults() for k, s in spec.standards.items()},
+        "defaults": {k: {a: v for a, v in s.defaults().items() if a in attrs} for k, s in spec.standards.items()},
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
         "cast_to_input": [k for k, s in spec.standards.items() if s.info.attribute_cast == "input"],
         "dtypes": {k: {v.version: list(v.dtypes(inputs[0])) for v in s.versions} for k, s in spec.standards.items()},
         "integer_dtypes": integer, "integer_rounding": rounding,
         "integer_converter": Code(_INT_CONVERTERS.get(rounding, "int")),
         "integer_overflow": overflow.default[0] if overflow else "unspecified",
-        "formula_block": _formula_block(formulas, inputs + attrs, bool(integer)),
-        "signature": Code(", ".join([literals.ident(i) for i in inputs] + [f"{literals.ident(a)}=None" for a in attrs]
+        "formula_block": _formula_block(formulas, inputs + attrs, bool(integer), spec),
+        "choice": choice,
+        "choices": {k: _accepted(s, spec) for k, s in spec.standards.items()} if choice else {},
+        "choice_defaults": {k: s.defaults()[choice] for k, s in spec.standards.items()} if choice else {},
+        "signature": Code(", ".join([literals.ident(i) for i in inputs]
+                                    + [f"{literals.ident(a)}=None" for a in attrs + ([choice] if choice else [])]
                                     + ["*", f"standard={pyrepr(default_std)}", "version=None"])),
         "attribute_dict": Code("{" + ", ".join(f"{pyrepr(a)}: {literals.ident(a)}" for a in attrs) + "}"),
         "input_list": Code(", ".join(f"np.asarray({literals.ident(i)})" for i in inputs)),
@@ -100,7 +112,18 @@ def reference_module(env: jinja2.Environment, spec) -> str:
 
 
 def _formulas(spec) -> list[dict]:
-    """Each distinct formula once (the operator's first), with the standards that use it."""
+    """Each distinct formula once (the operator's first), with the standards that use it; for a
+    formula chosen by a string attribute, one per value (``value``), with the standards accepting it."""
+    if spec.choice is not None:
+        out = []
+        for value in spec.choice_values:
+            node = spec.choice.formulas[value]
+            out.append({"node": node, "suffix": f"_{value}", "value": value,
+                        "text": f"{spec.choice.attribute}={value}: {spec.choice.texts[value].strip()}",
+                        "standards": [k for k, s in spec.standards.items() if value in _accepted(s, spec)],
+                        "numpy_source": to_numpy_source(node),
+                        "exact_source": to_numpy_source(_rational_literals(node))})
+        return out
     out: list[dict] = []
     for key in [None] + list(spec.standards):
         node = spec.formula_for(key)
@@ -118,24 +141,36 @@ def _formulas(spec) -> list[dict]:
     return out
 
 
-def _table(formulas, prefix) -> str:
-    """Source of the dict from standard key to its formula function, in spec order."""
+def _table(formulas, prefix, spec=None) -> str:
+    """Source of the dict from standard key to its formula function, in spec order (a chosen
+    formula: standard key -> value -> function)."""
+    if spec is not None and spec.choice is not None:
+        rows = []
+        for k in spec.standards:
+            fns = [f"{pyrepr(f['value'])}: {prefix}{f['suffix']}" for f in formulas if k in f["standards"]]
+            rows.append(f"{pyrepr(k)}: {{{', '.join(fns)}}}")
+        return "{" + ", ".join(rows) + "}"
     items = [(k, f"{prefix}{f['suffix']}") for f in formulas for k in f["standards"]]
     return "{" + ", ".join(f"{pyrepr(k)}: {fn}" for k, fn in items) + "}"
 
 
-def _formula_block(formulas, args, integer: bool) -> Code:
+def _formula_block(formulas, args, integer: bool, spec=None) -> Code:
     """The formula functions (one per distinct formula) and the FORMULA table by standard."""
     signature = ", ".join(literals.ident(a) for a in args)
     parts = []
     for f in formulas:
         note = f"# {comment(', '.join(f['standards']) + ': ' + f['text'])}\n" if f["suffix"] else ""
+        if f.get("value"):
+            note = f"# {comment(f['text'])}\n"
         parts.append(f"{note}def _formula{f['suffix']}({signature}):\n    return {f['numpy_source']}")
         if integer:
             parts.append(f"def _formula_exact{f['suffix']}({signature}):\n    return {f['exact_source']}")
-    tables = "# The formula each standard defines.\nFORMULA = " + _table(formulas, "_formula")
+    what = ("# The formula each standard defines, by the value of "
+            f"{spec.choice.attribute!r} it is chosen by." if spec is not None and spec.choice
+            else "# The formula each standard defines.")
+    tables = what + "\nFORMULA = " + _table(formulas, "_formula", spec)
     if integer:
-        tables += "\nFORMULA_EXACT = " + _table(formulas, "_formula_exact")
+        tables += "\nFORMULA_EXACT = " + _table(formulas, "_formula_exact", spec)
     return Code("\n\n\n".join(parts + [tables]))
 
 
@@ -151,10 +186,14 @@ def validation_tables(spec) -> tuple[dict, dict]:
             "version_label": s.info.version_label,
             "tensor_names": {t: b.name for t, b in s.tensors.items()},
             "attribute_names": {a: b.name for a, b in s.attributes.items() if b.fixed is None},
+            # string attributes: operator value -> the standard's spelling, every value it accepts
+            **({"attribute_values": {a: dict(b.values) for a, b in s.attributes.items() if b.values}}
+               if any(b.values for b in s.attributes.values()) else {}),
             "required": required,
             "constraints": [[list(c.tensors), list(c.same)] for c in s.constraints],
             "strides": layout["strides"], "zero_sizes": layout["zero_sizes"],
             "unknown_attributes": s.info.unknown_attributes,
+            "nonfinite_attributes": s.info.nonfinite_attributes,
             "versions": {v.version: {
                 "tensors": {t: {"dtypes": list(sup.dtypes),
                                 "ranks": None if sup.ranks.unspecified else [sup.ranks.min or 0, sup.ranks.max]}
@@ -173,7 +212,7 @@ def validate_example(spec) -> str:
                for t in spec.inputs + spec.outputs)
     sizes = [2, 3, 4, 5, 6, 7, 8, 9][:rank]
     tensors = {t.name: {"dtype": ver.dtypes(t.name)[0], "sizes": sizes} for t in spec.inputs + spec.outputs}
-    required = {a: 0.5 for a, b in std.attributes.items()
+    required = {a: (next(iter(b.values.values())) if b.values else 0.5) for a, b in std.attributes.items()
                 if b.required or (std.attribute_defaults == "none" and b.default is None)}
     described = "{" + ", ".join(f"{pyrepr(t)}: {pyrepr(d)}" for t, d in tensors.items()) + "}"  # one line
     return Code(f"validate({pyrepr(key)}, {pyrepr(ver.version)}, {described}, {pyrepr(required)})")

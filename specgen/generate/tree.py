@@ -114,6 +114,7 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
                 for ver in std.versions:
                     for dtype in ver.dtypes(oc.x):
                         oc.row(std, ver, dtype)
+                        oc.attribute_boundaries(std, ver, dtype)
                     oc.negatives(std, ver)
                     done += 1
                     if progress:

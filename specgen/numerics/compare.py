@@ -24,8 +24,11 @@
    ``limit``: the formula at +-1e300; ``nan``; ``zero``), each rounded to the output dtype and
    compared exactly (any NaN matches NaN); ``unspecified``: never fails, the backend's behaviour
    is noted.
-5. Integer dtypes: the metric from the spec (Shrink: ``abs`` 1) against the exact value; results
-   out of the type's range follow ``integer_overflow`` (``unspecified``: noted, not failed).
+5. Integer dtypes: exactly the spec's ``integer_rounding`` modes of the exact value (Shrink:
+   truncation or round-to-nearest-even; never a window around it), each correctly rounded;
+   ``abs``/``ulp`` v widens each by v (``exact``: nothing). A mode's result out of the type's
+   range follows ``integer_overflow`` (``unspecified``: noted, not failed). The golden value always
+   passes; with ``fast`` only the elements that differ from it are judged.
 
 Failure kinds: ``nan-mismatch`` (NaN where a number is accepted or the reverse), ``inf-mismatch``
 (an infinity where only finite values are accepted or the reverse), ``flush`` (a zero where only
@@ -161,8 +164,14 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
     judged. ``fast=False`` judges every element (same verdicts; the max error and the worst
     element of a passing case then range over every element)."""
     expected = np.asarray(expected)
+    chosen = spec.choice_value(attributes, standard_key) if getattr(spec, "choice", None) else None
+    if chosen is not None:  # a string attribute picks the formula: from here on a plain numeric operator
+        named = spec
+        spec, attributes = spec.resolve(attributes, standard_key)
     attrs = resolve_attributes(spec, standard_key, attributes, case_dtype)
-    context = _context(spec, attrs, case_dtype, expected.shape)
+    context = _context(named if chosen is not None else spec,
+                       {**attrs, named.choice.attribute: chosen} if chosen is not None else attrs,
+                       case_dtype, expected.shape)
     tol = spec.tolerance.get(case_dtype)
     metric = tol.metric if tol else ("model" if U.is_float(case_dtype) else "exact")
     try:
@@ -186,6 +195,8 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
     args = (spec, standard_key, case_dtype, tol, metric)
     if judge is _FloatJudge and fast:
         result = _judge_differing(judge, args, arrays, attrs, expected, actual, context)
+    elif fast:
+        result = _int_judge_differing(args, arrays, attrs, expected, actual, context)
     else:
         result = judge(*args, arrays, attrs, expected, actual, context).run()
     if scalar:
@@ -226,6 +237,8 @@ def judge_elements(spec, standard_key: str, case_dtype: str, inputs: Mapping[str
     blocks of ``BLOCK`` elements; ``notes`` are those of every block (counts per block)."""
     expected = np.asarray(expected).reshape(-1)
     actual = np.asarray(actual).reshape(-1)
+    if getattr(spec, "choice", None) and spec.choice_value(attributes, standard_key) is not None:
+        spec, attributes = spec.resolve(attributes, standard_key)  # a string attribute picks the formula
     attrs = resolve_attributes(spec, standard_key, attributes, case_dtype)
     context = _context(spec, attrs, case_dtype, expected.shape)
     tol = spec.tolerance.get(case_dtype)
@@ -282,6 +295,25 @@ def error_ulps(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, np
         ref = np.broadcast_to(np.asarray(evaluate(spec.formula_for(standard_key), env), dtype=np.float64), np.shape(actual))
         err = np.abs(actual.astype(np.float64) - ref) / U.ulp(ref, f)
     return np.where(finite, err, 0.0)
+
+
+def _int_judge_differing(args, arrays, attrs, expected, actual, context) -> Comparison:
+    """The integer judgement run only on the elements that differ from the golden value (which the
+    full judgement always accepts): the same verdicts element by element, without rounding every
+    element by every accepted mode (a correct backend costs one comparison)."""
+    shape = expected.shape
+    idx = np.flatnonzero((expected != actual).reshape(-1))
+    if idx.size == 0:
+        return Comparison(ok=True, total=int(expected.size), mismatches=0, kind=None, kinds={}, worst=None,
+                          first=[], notes=[], metric=args[4], context=context, golden_equal=int(expected.size))
+    sub = {k: np.ascontiguousarray(v.reshape(-1)[idx]) for k, v in arrays.items()}
+    result = _IntJudge(*args, sub, attrs, expected.reshape(-1)[idx], actual.reshape(-1)[idx], context).run()
+    for e in [result.worst, *result.first]:
+        if e is not None:
+            e.index = tuple(int(i) for i in np.unravel_index(int(idx[e.index[0]]), shape))
+    result.total = int(expected.size)
+    result.golden_equal = int(expected.size - idx.size)
+    return result
 
 
 def golden_equal_mask(expected: np.ndarray, actual: np.ndarray, inputs) -> np.ndarray:
@@ -403,7 +435,8 @@ def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float],
 
 
 def _context(spec, attrs, dtype, shape) -> str:
-    a = ", ".join(f"{k}={attrs[k]:.9g}" for k in spec.attribute_names if k in attrs)
+    a = ", ".join(f"{k}={attrs[k]}" if isinstance(attrs[k], str) else f"{k}={attrs[k]:.9g}"
+                  for k in spec.attribute_names if k in attrs)
     return f"{spec.id}({a}) {dtype} {tuple(shape)}"
 
 
@@ -691,62 +724,98 @@ def _wrong_sign(a, raw_lo, raw_hi, ref):
 
 
 class _IntJudge(_Judge):
-    def out_of_range(self, ref, lo_t, hi_t):
-        """Elements where an accepted integer rounding of the exact value leaves the type's range."""
-        modes = [m for m in _outcomes(self.spec, "integer_rounding", self.standard) if m in _INT_ROUNDING]
-        out = np.zeros(self.shape, dtype=bool)
-        for m in modes or list(_INT_ROUNDING):
-            r = _INT_ROUNDING[m](ref)
-            out |= (r < lo_t) | (r > hi_t)
-        return out
+    """Integer outputs: the accepted results are exactly the spec's ``integer_rounding`` modes of the
+    exact value (each correctly rounded by ``golden``, so no float64 artefact decides a rounding),
+    widened only by the tolerance's own value (``exact``: none); where a mode's result leaves the
+    type's range, ``integer_overflow`` decides (``saturate``, ``wrap``, ``unspecified``)."""
 
-    def run(self) -> Comparison:
-        lo_t, hi_t = _int_range(self.dtype)
-        tol = float(self.tol.value) if self.tol and self.tol.value is not None else 0.0  # one integer ULP is 1
-        if self.metric not in ("abs", "ulp"):
-            if self.metric != "exact":
-                self.notes.append(f"metric {self.metric} is not defined for integers; judged as exact")
-            tol = 0.0
+    def rounding_modes(self) -> list[str]:
+        """The accepted modes; ``unspecified`` (or no entry) accepts every mode the project knows."""
+        listed = _outcomes(self.spec, "integer_rounding", self.standard)
+        modes = [m for m in listed if m in U.INTEGER_ROUNDINGS]
+        if "formula" in listed and "toward_zero" not in modes:
+            modes.append("toward_zero")  # the stored outcome's reading of "formula" (exact.golden)
+        return modes if modes and "unspecified" not in listed else list(U.INTEGER_ROUNDINGS)
+
+    def tolerance(self) -> float:
+        if self.metric in ("abs", "ulp"):  # one integer ULP is 1
+            return float(self.tol.value) if self.tol and self.tol.value is not None else 0.0
+        if self.metric != "exact":
+            self.notes.append(f"metric {self.metric} is not defined for integers; judged as exact")
+        return 0.0
+
+    def reference(self) -> np.ndarray:
+        """The exact value in float64 (exact rationals where an input is beyond 2**52): for the
+        reported error only."""
         x = {k: v.astype(np.float64) for k, v in self.inputs.items()}
         with np.errstate(all="ignore"):
             ref = self.full(evaluate(self.formula, {**x, **self.attrs}))
         big = np.zeros(self.shape, dtype=bool)
         for v in self.inputs.values():
             big |= np.abs(v.astype(np.float64)) >= 2.0 ** 52
-        a = self.actual
-        err = self.full(np.abs(a.astype(np.float64) - ref))
-        if big.any():  # int64 / uint64 beyond float64's exact integers: exact rationals
-            from specgen.formula.breakpoints import evaluate_exact
+        if big.any():
             for idx in map(tuple, np.argwhere(big)):
-                env = {k: Fraction(int(v[idx])) for k, v in self.inputs.items()}
-                env.update({k: Fraction(v) for k, v in self.attrs.items()})
-                q = evaluate_exact(self.formula, env)
-                ref[idx] = float(q)
-                err[idx] = float(abs(Fraction(int(a[idx])) - q))
-        overflow = self.out_of_range(ref, lo_t, hi_t)
-        ok = err <= tol
-        outcomes = _outcomes(self.spec, "integer_overflow", self.standard)
-        if overflow.any():
-            if "unspecified" in outcomes:
-                n = int((overflow & ~ok).sum())
-                self.notes.append(f"integer overflow ({int(overflow.sum())} elements, exact result outside "
-                                  f"[{lo_t}, {hi_t}]) is unspecified by {self.standard}, not failed"
-                                  + (f"; {n} differ from the exact value" if n else ""))
-                ok |= overflow
-            else:
-                sat = np.clip(ref, lo_t, hi_t)
-                wrapped = np.mod(np.trunc(ref) - lo_t, 2.0 ** (8 * a.dtype.itemsize)) + lo_t
-                cands = ([sat] if "saturate" in outcomes else []) + ([wrapped] if "wrap" in outcomes else [])
-                for c in cands:
-                    ok |= overflow & (np.abs(a.astype(np.float64) - c) <= tol)
-        self.error = err
-        self.bound = np.full(self.shape, tol)
+                ref[idx] = float(self.exact_at(idx))
+        return ref
+
+    def exact_at(self, idx) -> Fraction:
+        from specgen.formula.breakpoints import evaluate_exact
+        env = {k: Fraction(int(v[idx])) for k, v in self.inputs.items()}
+        env.update({k: Fraction(v) for k, v in self.attrs.items()})
+        return evaluate_exact(self.formula, env)
+
+    def run(self) -> Comparison:
+        from specgen.generate.exact import golden
+
+        lo_t, hi_t = _int_range(self.dtype)
+        tol = self.tolerance()
+        ref = self.reference()
+        a = self.actual
+        a64 = a.astype(np.float64)
+        overflow_outcomes = _outcomes(self.spec, "integer_overflow", self.standard)
+        ok = np.zeros(self.shape, dtype=bool)
+        overflow = np.zeros(self.shape, dtype=bool)
+        span = np.zeros(self.shape)
+        for mode in self.rounding_modes():
+            g = golden(self.spec, self.inputs, self.attrs, self.dtype, self.standard, integer_rounding=mode)
+            r = np.broadcast_to(g.y, self.shape)
+            over = np.broadcast_to(g.overflow, self.shape)
+            near = (a == r) | ((_int_distance(a, r) <= tol) if tol else False)
+            ok |= near & ~over
+            overflow |= over
+            span = np.maximum(span, np.where(over, 0.0, np.abs(r.astype(np.float64) - ref)))
+            if over.any() and "unspecified" not in overflow_outcomes:
+                ok |= over & self.overflowed(mode, over, a64, tol, overflow_outcomes, lo_t, hi_t)
+        if overflow.any() and "unspecified" in overflow_outcomes:
+            n = int((overflow & ~ok).sum())
+            self.notes.append(f"integer overflow ({int(overflow.sum())} elements, a rounded result outside "
+                              f"[{lo_t}, {hi_t}]) is unspecified by {self.standard}, not failed"
+                              + (f"; {n} differ from every accepted rounding" if n else ""))
+            ok |= overflow
+        ok |= a == self.expected  # the golden value always passes (as for floats)
+        self.error = self.full(np.abs(a64 - ref))
+        self.bound = span + tol
         self.kind = np.where(ok, OK_CODE, CODE["value"]).astype(np.int8)
         return self.finish()
 
+    def overflowed(self, mode, over, a64, tol, outcomes, lo_t, hi_t) -> np.ndarray:
+        """Where ``mode``'s result leaves the range: the saturated and/or wrapped value accepted."""
+        good = np.zeros(self.shape, dtype=bool)
+        width = 1 << (8 * np.dtype(self.actual.dtype).itemsize)
+        for idx in map(tuple, np.argwhere(over)):
+            r = U.round_integer(self.exact_at(idx), mode)
+            cands = ([min(max(r, lo_t), hi_t)] if "saturate" in outcomes else []) + \
+                    ([(r - lo_t) % width + lo_t] if "wrap" in outcomes else [])
+            got = int(self.actual[idx])
+            good[idx] = any(abs(got - c) <= tol for c in cands)
+        return good
 
-_INT_ROUNDING = {"toward_zero": np.trunc, "nearest_even": np.rint, "floor": np.floor,
-                 "nearest_away": lambda v: np.copysign(np.floor(np.abs(v) + 0.5), v)}
+
+def _int_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|a - b| of two integer arrays of one dtype, exactly (64-bit types through Python integers)."""
+    if a.dtype.itemsize < 8:
+        return np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
+    return np.array([float(abs(int(p) - int(q))) for p, q in zip(a.ravel(), np.ravel(b))]).reshape(a.shape)
 
 
 def _int_range(dtype: str) -> tuple[int, int]:

@@ -35,6 +35,15 @@ EXP_CAP_LOG2 = 1100  # |argument| of exp/expm1/tanh/erf beyond 2^1100 (any float
 LITERAL_MAX_DIGITS = 2000  # a decimal literal with more digits or a larger exponent is refused
 
 
+def _decreasing() -> frozenset:
+    from specgen.formula.functions import FUNCTIONS
+
+    return frozenset(name for name, f in FUNCTIONS.items() if f.monotone == "decreasing")
+
+
+_DECREASING = _decreasing()
+
+
 class Undecided(Exception):
     """Still undecided at MAX_PREC bits (or an enclosure is unbounded where it must not be)."""
 
@@ -214,8 +223,10 @@ class _Eval:
                 raise Undecided("pow with a base that is not positive")
             vals = [libmp.mpf_pow(x, y, p, "n") for x in (a, b) for y in (c, d)]
             return self._wide(_min(*vals), False), self._wide(_max(*vals), True)
-        if f in ("exp", "expm1", "log", "log1p", "tanh", "erf", "sqrt"):  # increasing: images of the ends
+        if f in ("exp", "expm1", "log", "log1p", "tanh", "erf", "sqrt", "erfc"):  # monotone: images of the ends
             lo, hi = self.eval(args[0])
+            if f in _DECREASING:
+                lo, hi = hi, lo
             a = self.point(f, lo)
             b = a if hi == lo else self.point(f, hi)
             if _isnan(a[0]) or _isnan(b[1]):
@@ -262,6 +273,16 @@ class _Eval:
                 near = near if _lt(_ZERO, x) else libmp.mpf_neg(near)
                 return _min(one, near), _max(one, near)
             v = libmp.mpf_tanh(x, p, "n") if f == "tanh" else libmp.mpf_erf(x, p, "n")
+            return self._wide(v, False), self._wide(v, True)
+        if f == "erfc":  # 1 - erf(x), decreasing from 2 to 0
+            if x == _ZERO:
+                return _ONE, _ONE
+            if _lt(libmp.from_int(1 << 12), libmp.mpf_abs(x)):  # erfc(4096) < 2^-(2^24); mpmath's own
+                tiny = libmp.mpf_shift(_ONE, -(1 << 24))         # series test overflows a float there
+                if _lt(_ZERO, x):
+                    return _ZERO, tiny
+                return libmp.mpf_sub(libmp.from_int(2), tiny, p + 2, "f"), libmp.from_int(2)
+            v = libmp.mpf_erfc(x, p, "n")
             return self._wide(v, False), self._wide(v, True)
         if f == "log1p":
             if x == _ZERO:
@@ -343,8 +364,9 @@ def _fmt(v) -> str:
 
 def decide(node, values: dict, dtype: str):
     """The golden value of one element: ``values`` maps names to exact floats (inputs) or Python
-    floats (attributes). Returns (value, exact_zero): exact_zero when the exact result is 0 (the
-    caller gives it the sign of the literal IEEE evaluation). Raises Undecided past MAX_PREC."""
+    floats (attributes). Returns (value, exact_zero): exact_zero when the exact result is 0, or a
+    value so small that it rounds to a zero of either sign (the caller gives it the sign of the
+    literal IEEE evaluation). Raises Undecided past MAX_PREC."""
     prec = START_PREC
     last = None
     while prec <= MAX_PREC:
@@ -365,6 +387,11 @@ def decide(node, values: dict, dtype: str):
                 r_lo, r_hi = round_mpf(lo, dtype), round_mpf(hi, dtype)
                 if r_lo == r_hi and (r_lo != 0 or math.copysign(1, r_lo) == math.copysign(1, r_hi)):
                     return r_lo, False
+                if r_lo == r_hi == 0:
+                    # every point of the enclosure rounds to a zero and only its sign is open (the
+                    # enclosure touches 0: 1 + erf(t) for t far below 0 is below any working
+                    # precision): a zero, signed like an exact zero, by the literal evaluation
+                    return 0.0, True
                 last = f"enclosure [{_fmt(lo)}, {_fmt(hi)}] straddles a rounding boundary of {dtype}"
             else:
                 last = "NaN at one end of the enclosure"

@@ -77,9 +77,25 @@ def _tidy(text: str) -> str:
 
 # ----------------------------------------------------------------------------- view data
 
-def number(value: float) -> str:
-    """A default as the spec wrote it: 0.2, 0.5, 0.0 (repr of the float, never scientific for these)."""
+def number(value: float | str) -> str:
+    """A default as the spec wrote it: 0.2, 0.5, 0.0 (repr of the float, never scientific for these);
+    a string attribute's value as it is."""
+    if isinstance(value, str):
+        return value
     return repr(float(value))
+
+
+def _choice_formulas(spec: m.OpSpec, std: m.OpStandard, names: dict) -> list[dict]:
+    """A formula chosen by a string attribute: one entry per value the standard accepts, in its
+    spelling, the default first."""
+    if spec.choice is None:
+        return []
+    b = std.attributes[spec.choice.attribute]
+    if b.fixed is not None:
+        return [{"value": b.fixed, "fixed": True, "formula": spell(spec.choice.formulas[b.fixed], names)}]
+    order = sorted(b.values, key=lambda v: v != b.default)
+    return [{"value": b.values[v], "fixed": False, "default": v == b.default,
+             "formula": spell(spec.choice.formulas[v], names)} for v in order]
 
 
 def english_list(items: list[str]) -> str:
@@ -92,6 +108,8 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
     info = std.info
     tensor_names = {t: b.name for t, b in std.tensors.items()}
     attr_names = {a: (b.name if b.name else number(b.fixed)) for a, b in std.attributes.items()}  # fixed: the value
+    chosen = _choice_formulas(spec, std, attr_names)
+    chosen_std = _choice_formulas(spec, std, attr_names | {t: b.name for t, b in std.tensors.items()})
     kinds = {t.name: "Input" for t in spec.inputs} | {t.name: "Output" for t in spec.outputs}
     descriptions = {t.name: t.description for t in spec.inputs + spec.outputs}
     attr_decl = {a.name: a for a in spec.attributes}
@@ -123,8 +141,12 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
         "in_place": std.in_place,
         "first_input": in_name,
         "attribute_defaults": std.attribute_defaults,
-        "formula": spell(spec.formula_for(std.key), attr_names),
-        "formula_std": spell(spec.formula_for(std.key), attr_names | tensor_names),
+        "formula": chosen[0]["formula"] if chosen else spell(spec.formula_for(std.key), attr_names),
+        "formula_std": chosen_std[0]["formula"] if chosen else spell(spec.formula_for(std.key), attr_names | tensor_names),
+        # the other values of a formula-selecting string attribute (the first is "formula" above)
+        "choice_attribute": std.attributes[spec.choice.attribute].name if chosen else None,
+        "choice_default": chosen_std[0]["value"] if chosen and not chosen[0]["fixed"] else None,
+        "other_formulas_std": chosen_std[1:],
         "formula_reason": std.formula_reason,
         "output_std": tensor_names[spec.outputs[0].name],
         "tensor_type": info.tensor_type,
@@ -134,8 +156,10 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
                     for t, b in std.tensors.items()],
         "attributes": [{"name": b.name, "op_name": a, "type": info.attribute_type_names.get(attr_decl[a].type, attr_decl[a].type),
                         "description": attr_decl[a].description, "required": b.required,
-                        "default": None if b.default is None else number(b.default),
-                        "default_float32": None if b.default is None else repr(b.default_float32)}
+                        "default": None if b.default is None else number(b.spell(b.default)),
+                        "default_float32": None if b.default is None else repr(b.spell(b.default_float32)),
+                        "supported": (", ".join(f"`{v}`" + (" (default)" if k == b.default else "")
+                                                for k, v in b.values.items()) if b.values else None)}
                        for a, b in std.attributes.items() if b.fixed is None],
         "fixed_attributes": [{"op_name": a, "value": number(b.fixed)} for a, b in std.attributes.items()
                              if b.fixed is not None],
@@ -149,6 +173,16 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
         "strides": info.strides,
         "zero_sizes": info.zero_sizes,
     }
+
+
+def _values_cell(spec: m.OpSpec, std: m.OpStandard) -> str | None:
+    """How a standard spells the values of the formula-selecting string attribute (or fixes one)."""
+    if spec.choice is None:
+        return None
+    b = std.attributes[spec.choice.attribute]
+    if b.fixed is not None:
+        return f"{b.fixed} only (no such attribute)"
+    return ", ".join(f"{k}: `{b.name}={v}`" for k, v in b.values.items())
 
 
 _BROADCAST_WORDS = {
@@ -215,7 +249,7 @@ def overview_view(spec: m.OpSpec) -> dict:
         "id": spec.id,
         "name": spec.name,
         "summary": spec.summary,
-        "formula": spell(spec.formula),
+        "formula": spell(spec.formula) if spec.choice is None else None,
         "formula_text": spec.formula_text.strip(),
         "inputs": [{"name": t.name, "description": t.description} for t in spec.inputs],
         "outputs": [{"name": t.name, "description": t.description} for t in spec.outputs],
@@ -223,6 +257,7 @@ def overview_view(spec: m.OpSpec) -> dict:
         "standards": [{"key": s.key, "title": s.info.title, "operator": s.operator,
                        "versions": ", ".join(s.version_ids),
                        "formula": spell(s.formula) if s.formula is not None else None,
+                       "values": _values_cell(spec, s),
                        "formula_reason": s.formula_reason} for s in spec.standards.values()],
         "special_values": [{"category": sv.category, "outcomes": " or ".join(sv.default),
                             "per_standard": "; ".join(f"{k}: {' or '.join(v)}" for k, v in sv.per_standard.items()),

@@ -25,6 +25,7 @@ class Cause(str, Enum):
     UNCLAIMED_RANK = "unclaimed-rank"
     UNCLAIMED_SIZE = "unclaimed-size"
     UNCLAIMED_ATTRIBUTE = "unclaimed-attribute"
+    UNCLAIMED_SHAPE = "unclaimed-shape"  # an input's shape (torch's prelu: slope per channel only)
     UNCLAIMED_IN_PLACE = "unclaimed-in-place"
     UNCLAIMED_STRIDED = "unclaimed-strided"
     UNCLAIMED_REJECTION = "unclaimed-rejection"  # must-reject case, the claim has rejects=False

@@ -27,7 +27,7 @@ from specgen.spec.schema import value_kind as _kind
 from specgen.spec.yaml_source import Document, YamlProblems, join_keypath, read_document
 
 STANDARDS_FILE = "_standards.yaml"
-ATTRIBUTE_TYPES = ("float32", "float64", "int64", "int32")
+ATTRIBUTE_TYPES = ("float32", "float64", "int64", "int32", "string")
 EXTRA_ATTRIBUTE_TYPES = ("float32", "float64", "int64", "int32", "ints", "floats", "string")
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -117,12 +117,14 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
             continue
         c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
                            "dtype_names", "tensor_type", "attribute_type_names", "layout"),
-               ("attribute_cast", "unknown_attributes", "rules_source"))
+               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source"))
         if entry.get("attribute_cast", "float32") not in ("float32", "input"):
             c.err(kp + ("attribute_cast",), "must be float32 (attributes stored as float32) or input "
                                             "(cast to the input tensor's data type)")
         if entry.get("unknown_attributes", "rejected") not in ("rejected", "ignored"):
             c.err(kp + ("unknown_attributes",), "must be rejected or ignored")
+        if entry.get("nonfinite_attributes", "allowed") not in ("allowed", "rejected"):
+            c.err(kp + ("nonfinite_attributes",), "must be allowed or rejected")
         layout = c.mapping(entry.get("layout"), kp + ("layout",)) or {}
         c.keys(layout, kp + ("layout",), ("strides", "zero_sizes", "source"), ("zero_strides",))
         for flag in ("strides", "zero_sizes", "zero_strides"):
@@ -150,6 +152,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   layout_source=str(layout.get("source", "")),
                                   attribute_cast=entry.get("attribute_cast", "float32"),
                                   unknown_attributes=entry.get("unknown_attributes", "rejected"),
+                                  nonfinite_attributes=entry.get("nonfinite_attributes", "allowed"),
                                   rules_source=" ".join(str(entry.get("rules_source", "")).split()))
     if c.problems:
         raise SpecError(c.problems)
@@ -245,20 +248,21 @@ class _OpBuilder:
         clash = set(attr_names) & set(tensor_names)
         for n_ in sorted(clash):
             c.err(("attributes",), f"{n_!r} is both a tensor and an attribute")
-        formula = self.formula([t.name for t in inputs], attr_names)
+        formula, choice = self.formula([t.name for t in inputs], attributes)
         std_keys = [k for k in (data.get("standards") or {})] if isinstance(data.get("standards"), dict) else []
         specials = self.special_values(std_keys)
         op_standards = self.standards_block(inputs, outputs, attributes)
         listed = [d for s in op_standards.values() for v in s.versions for d in v.dtypes()]
         tolerance = self.tolerance(listed)
-        examples = self.examples(inputs, outputs, attributes, formula)
+        examples = self.examples(inputs, outputs, attributes, formula, choice)
         test_attributes = self.test_attributes(attributes)
         if c.problems:
             return None
         return m.OpSpec(id=op_id, name=name, summary=summary, inputs=tuple(inputs), outputs=tuple(outputs),
-                        attributes=tuple(attributes), formula_text=data["formula"], formula=formula,
+                        attributes=tuple(attributes), formula_text=_formula_text(data["formula"]), formula=formula,
                         special_values=specials, tolerance=tolerance, examples=tuple(examples),
-                        standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes))
+                        standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes),
+                        choice=choice)
 
     # -- declarations
     def tensors(self, key: str) -> list[m.TensorDecl]:
@@ -291,25 +295,96 @@ class _OpBuilder:
             entry = c.mapping(raw, kp)
             if entry is None:
                 continue
-            c.keys(entry, kp, ("name", "type"), ("description",))
+            c.keys(entry, kp, ("name", "type"), ("description", "values"))
             nm = c.text(entry.get("name"), kp + ("name",), _NAME, "attribute name") if "name" in entry else None
             typ = entry.get("type")
             if "type" in entry and typ not in ATTRIBUTE_TYPES:
                 c.err(kp + ("type",), f"unknown attribute type {typ!r}; expected one of: {', '.join(ATTRIBUTE_TYPES)}")
                 typ = None
+            values = self.attribute_values(entry, kp, typ)
             if nm and any(a.name == nm for a in out):
                 c.err(kp + ("name",), f"attribute {nm!r} is declared twice")
                 continue
             if nm:  # kept with an unknown type (None) so the rest of the file is not checked against a hole
-                out.append(m.Attribute(nm, typ, str(entry.get("description", ""))))
+                out.append(m.Attribute(nm, typ, str(entry.get("description", "")), values))
         return out
 
-    def formula(self, inputs, attributes):
-        if "formula" not in self.data:
-            return None
-        return self.parse_positioned(self.data["formula"], ("formula",), inputs, attributes)
+    def attribute_values(self, entry, kp, typ) -> tuple[str, ...]:
+        """The values of a string attribute (operator spelling); only string attributes have them."""
+        c = self.c
+        if typ != "string":
+            if "values" in entry and typ is not None:
+                c.err(kp + ("values",), f"only a string attribute has values (this one is {typ})")
+            return ()
+        if "values" not in entry:
+            c.err(kp, "a string attribute needs values: the values it takes, each selecting a formula")
+            return ()
+        items = c.seq(entry["values"], kp + ("values",)) or []
+        out: list[str] = []
+        for j, v in enumerate(items):
+            t = c.text(v, kp + ("values", j), _ID, "value (lower_snake_case)")
+            if t and t in out:
+                c.err(kp + ("values", j), f"value {t!r} is listed twice")
+            elif t:
+                out.append(t)
+        return tuple(out)
 
-    def parse_positioned(self, text, kp, inputs, attributes):
+    def formula(self, inputs, attributes: list[m.Attribute]):
+        """(the formula, None), or for a formula chosen by a string attribute (None, the Choice)."""
+        if "formula" not in self.data:
+            return None, None
+        numeric = [a.name for a in attributes if a.type != "string"]
+        strings = {a.name: a for a in attributes if a.type == "string"}
+        raw = self.data["formula"]
+        if not isinstance(raw, dict):
+            for nm in strings:
+                self.c.err(("formula",), f"string attribute {nm!r} is declared but the formula does not use it "
+                                         "(a string attribute selects a formula: formula: {by: " + nm + ", formulas: ...})")
+            return self.parse_positioned(raw, ("formula",), inputs, numeric), None
+        return None, self.chosen_formula(raw, inputs, numeric, strings)
+
+    def chosen_formula(self, raw, inputs, numeric, strings) -> m.Choice | None:
+        c, kp = self.c, ("formula",)
+        c.keys(raw, kp, ("by", "formulas"))
+        by = raw.get("by")
+        if by not in strings:
+            c.err(kp + ("by",), f"{by!r} is not a declared string attribute (string attributes: "
+                                f"{', '.join(strings) or 'none'})")
+            return None
+        for nm in strings:
+            if nm != by:
+                c.err(kp + ("by",), f"string attribute {nm!r} is declared but selects no formula (only one may: {by!r})")
+        block = c.mapping(raw.get("formulas"), kp + ("formulas",))
+        if block is None:
+            return None
+        declared = strings[by].values
+        if not declared:
+            return None  # already reported: the attribute has no values
+        nodes: dict[str, object] = {}
+        texts: dict[str, str] = {}
+        for value, text in block.items():
+            if value not in declared:
+                c.err(kp + ("formulas", value), f"{value!r} is not a value of attribute {by!r} "
+                                                f"(values: {', '.join(declared)})")
+                continue
+            node = self.parse_positioned(text, kp + ("formulas", value), inputs, numeric, check_unused=False)
+            if node is not None:
+                nodes[value], texts[value] = node, text
+        for value in declared:
+            if value not in block:
+                c.err(kp + ("formulas",), f"no formula for value {value!r} of attribute {by!r}")
+        if len(nodes) != len(declared):
+            return None
+        used = set().union(*(formula_names(n_) for n_ in nodes.values()))
+        for nm in inputs:
+            if nm not in used:
+                c.err(kp, f"input {nm!r} is declared but no formula uses it")
+        for nm in numeric:
+            if nm not in used:
+                c.err(kp, f"attribute {nm!r} is declared but no formula uses it")
+        return m.Choice(by, {v: nodes[v] for v in declared}, {v: texts[v] for v in declared})
+
+    def parse_positioned(self, text, kp, inputs, attributes, check_unused: bool = True):
         """Parse a formula found at keypath kp; problems carry the file line and column of the token."""
         c = self.c
         if not isinstance(text, str):
@@ -324,6 +399,8 @@ class _OpBuilder:
                                       col))
             return None
         used = formula_names(node)
+        if not check_unused:
+            return node
         for nm in inputs:
             if nm not in used:
                 c.err(kp, f"input {nm!r} is declared but the formula does not use it")
@@ -439,7 +516,7 @@ class _OpBuilder:
                 c.err(("tolerance",), f"no tolerance for {dtype}, which a standard table lists")
         return out
 
-    def examples(self, inputs, outputs, attributes, formula) -> list[m.Example]:
+    def examples(self, inputs, outputs, attributes, formula, choice=None) -> list[m.Example]:
         c = self.c
         if "examples" not in self.data:
             return []
@@ -474,17 +551,30 @@ class _OpBuilder:
             if len(lengths) > 1:
                 c.err(kp, "input and output lists must have the same length")
                 continue
-            if len(c.problems) > before or formula is None or attrs is None:
+            node = formula
+            strings = {a.name for a in attributes if a.type == "string"}
+            if strings and choice is None:
+                continue  # the chosen formula has problems of its own, already reported
+            if choice is not None and attrs is not None and choice.attribute in attrs:
+                node = choice.formulas.get(attrs[choice.attribute])
+                if node is None:
+                    c.err(kp + ("attributes", choice.attribute), f"unknown value {attrs[choice.attribute]!r} of attribute "
+                                                                 f"{choice.attribute!r}; values: {', '.join(choice.formulas)}")
+            for key, v in (attrs or {}).items():
+                if isinstance(v, str) and key not in strings:
+                    c.err(kp + ("attributes", key), f"must be a number, got {_kind(v)}")
+            if len(c.problems) > before or node is None or attrs is None:
                 continue
             env = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items() if k in in_names}
-            env.update({k: np.float64(np.float32(v)) for k, v in attrs.items()})
-            got = evaluate(formula, env)
+            env.update({k: np.float64(np.float32(v)) for k, v in attrs.items() if not isinstance(v, str)})
+            got = evaluate(node, env)
             want = np.asarray(arrays[out_names[0]], dtype=np.float64)
             for j, (g, w) in enumerate(zip(np.broadcast_to(got, want.shape).tolist(), want.tolist())):
                 if not (g == w or (math.isnan(g) and math.isnan(w)) or abs(g - w) <= 1e-12 * max(1.0, abs(w))):
                     c.err(kp + (out_names[0], j), f"the formula gives {g!r} for {in_names[0]}={arrays[in_names[0]][j]!r}, "
                                                   f"the example says {w!r}")
-            out.append(m.Example(str(entry.get("description", "")), {k: float(v) for k, v in attrs.items()},
+            out.append(m.Example(str(entry.get("description", "")),
+                                 {k: (v if isinstance(v, str) else float(v)) for k, v in attrs.items()},
                                  {k: arrays[k] for k in in_names}, {k: arrays[k] for k in out_names}))
         return out
 
@@ -494,7 +584,7 @@ class _OpBuilder:
         if "test_attributes" not in self.data:
             return []
         items = c.seq(self.data["test_attributes"], ("test_attributes",)) or []
-        declared = [a.name for a in attributes]
+        declared = [a.name for a in attributes if a.type != "string"]  # a test set is numeric; the corpus crosses it with every value
         out: list[m.TestAttributes] = []
         for i, raw in enumerate(items):
             kp = ("test_attributes", i)
@@ -583,7 +673,10 @@ class _StandardBuilder:
                 c.keys(block, fkp, ("expression", "reason"))
                 if "reason" in block:
                     formula_reason = c.text(block["reason"], fkp + ("reason",))
-                if "expression" in block:
+                if any(a.type == "string" for a in self.attributes):
+                    c.err(fkp, "an operator whose formula a string attribute selects has no per-standard formula "
+                               "(a standard spells the values instead: attributes: {name: {values: ...}})")
+                elif "expression" in block:
                     formula_text = block["expression"]
                     formula = self.op_builder.parse_positioned(
                         formula_text, fkp + ("expression",), [t.name for t in self.inputs],
@@ -643,9 +736,17 @@ class _StandardBuilder:
                 continue
             if "fixed" in entry:  # the standard has no such attribute; its function uses this value
                 c.keys(entry, akp, ("fixed",), ("source",))
-                fixed = self.default_value(entry["fixed"], declared[name].type or "float32", akp + ("fixed",))
+                if declared[name].type == "string":
+                    fixed = self.string_value(entry["fixed"], declared[name], akp + ("fixed",))
+                else:
+                    fixed = self.default_value(entry["fixed"], declared[name].type or "float32", akp + ("fixed",))
                 if fixed is not None:
                     out[name] = m.AttributeBinding(name, None, None, False, fixed)
+                continue
+            if declared[name].type == "string":
+                binding = self.string_binding(name, entry, akp, declared[name], mode)
+                if binding is not None:
+                    out[name] = binding
                 continue
             c.keys(entry, akp, ("name",), ("default", "required"))
             std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
@@ -672,6 +773,59 @@ class _StandardBuilder:
             if name not in block:
                 c.err(kp, f"no {self.info.title} name for attribute {name!r}")
         return {n_: out[n_] for n_ in declared if n_ in out}
+
+    def string_value(self, value, attr: m.Attribute, kp) -> str | None:
+        """A value of a string attribute in the operator's spelling (fixed: the standard has no name for it)."""
+        if not isinstance(value, str):
+            self.c.err(kp, f"must be a value of string attribute {attr.name!r} ({', '.join(attr.values)}), got {_kind(value)}")
+            return None
+        if not attr.values:
+            return None  # already reported: the attribute has no values
+        if value not in attr.values:
+            self.c.err(kp, f"unknown value {value!r} of attribute {attr.name!r}; values: {', '.join(attr.values)}")
+            return None
+        return value
+
+    def string_binding(self, name, entry, akp, attr: m.Attribute, mode) -> m.AttributeBinding | None:
+        """A string attribute the standard has: its name, its spelling of each value it accepts
+        (``values``), and a default in that spelling."""
+        c = self.c
+        c.keys(entry, akp, ("name", "values"), ("default", "required"))
+        std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
+        spelled = c.mapping(entry.get("values"), akp + ("values",)) if "values" in entry else None
+        if spelled is None or not attr.values:
+            return None  # a missing values mapping is the schema's to report; no declared values: reported
+        values: dict[str, str] = {}
+        for value, spelling in spelled.items():
+            if value not in attr.values:
+                c.err(akp + ("values", value), f"unknown value {value!r} of attribute {name!r}; values: {', '.join(attr.values)}")
+            elif not isinstance(spelling, str) or not spelling:
+                c.err(akp + ("values", value), f"must be the {self.info.title} spelling of {value!r} (a string), got {_kind(spelling)}")
+            elif spelling in values.values():
+                c.err(akp + ("values", value), f"{spelling!r} spells two values")
+            else:
+                values[value] = spelling
+        required = entry.get("required", mode == "none")
+        if not isinstance(required, bool):
+            c.err(akp + ("required",), f"must be true or false, got {_kind(required)}")
+            required = False
+        default = None
+        if "default" in entry:
+            back = {v: k for k, v in values.items()}
+            if entry["default"] not in back:
+                c.err(akp + ("default",), f"{entry['default']!r} is not {self.info.title}'s spelling of a value of "
+                                          f"{name!r} (its spellings: {', '.join(values.values())})")
+            else:
+                default = back[entry["default"]]
+            if mode == "none":
+                c.err(akp + ("default",), f"{self.info.title} attributes have no defaults (attribute_defaults: none)")
+            elif required:
+                c.err(akp + ("default",), "a required attribute cannot have a default")
+        elif mode in ("applied", "typical") and not required:
+            c.err(akp, f"no default: {self.info.title} gives defaults ({mode}); add one or mark it required: true")
+        if std_name is None:
+            return None
+        return m.AttributeBinding(name, std_name, default, required, values=values)
 
     def default_value(self, value, typ, kp) -> float | None:
         c = self.c
@@ -916,3 +1070,10 @@ class _StandardBuilder:
             if not support.ranks.covers(before.ranks):
                 c.err(vkp, f"{info.version_kind} {cur.version} is not a superset of {prev.version}: "
                            f"tensor {name!r} ranks {support.ranks} do not cover {before.ranks}")
+
+
+def _formula_text(raw) -> str:
+    """The formula as text: a chosen formula reads ``<by>=<value>: <formula>``, one per line."""
+    if isinstance(raw, dict):
+        return "\n".join(f"{raw['by']}={v}: {str(t).strip()}" for v, t in (raw.get("formulas") or {}).items())
+    return raw

@@ -131,16 +131,25 @@ class TensorBinding:
 class AttributeBinding:
     attribute: str  # the operator's name (threshold)
     name: str | None  # the standard's name (Threshold, lambd); None where the standard fixes the value
-    default: float | None
+    default: float | str | None  # a string attribute's default in the operator's spelling
     required: bool
-    fixed: float | None = None  # the standard has no such attribute: its function uses this value (ONNX Softplus: 1)
+    fixed: float | str | None = None  # the standard has no such attribute: its function uses this value (ONNX Softplus: 1)
+    # A string attribute: the operator's value -> the standard's spelling (ONNX Gelu: erf -> 'none'),
+    # one entry per value the standard accepts.
+    values: dict[str, str] | None = None
 
     @property
-    def default_float32(self) -> float | None:
+    def default_float32(self) -> float | str | None:
         """The default as the float32 the attribute stores (ONNX: 0.2 -> 0.20000000298023224); a
-        fixed value is the default no call can change."""
+        fixed value is the default no call can change. A string attribute's value is returned as is."""
         value = self.fixed if self.fixed is not None else self.default
+        if isinstance(value, str):
+            return value
         return None if value is None else float(np.float32(value))
+
+    def spell(self, value):
+        """The standard's spelling of an operator value of a string attribute (others unchanged)."""
+        return self.values.get(value, value) if self.values and isinstance(value, str) else value
 
 
 @dataclass(frozen=True)
@@ -173,19 +182,23 @@ class StandardInfo:
     # An attribute the operator does not have: "rejected", or "ignored" (WebNN options are WebIDL
     # dictionaries, whose unknown members are skipped).
     unknown_attributes: str = "rejected"
+    # NaN or an infinity as a floating-point attribute: "allowed" (not forbidden) or "rejected"
+    # (WebNN: WebIDL ``double``, not ``unrestricted double``, throws a TypeError).
+    nonfinite_attributes: str = "allowed"
     rules_source: str = ""
 
     def cast_attributes(self, values, dtype: str) -> dict[str, float]:
         """Attribute values as the standard computes with them for a tensor of ``dtype``: float32,
         or (attribute_cast: input) rounded once more to ``dtype`` when it is a float type."""
-        out = {k: float(np.float32(v)) for k, v in values.items()}
+        out = {k: (v if isinstance(v, str) else float(np.float32(v))) for k, v in values.items()}
         if self.attribute_cast == "input":
             from specgen import dtypes as _dt
 
             d = _dt.DTYPES.get(dtype)
             if d is not None and d.is_float:
                 with np.errstate(over="ignore"):
-                    out = {k: float(np.asarray(v, dtype=np.float64).astype(d.numpy)) for k, v in values.items()}
+                    out = {k: (v if isinstance(v, str) else float(np.asarray(v, dtype=np.float64).astype(d.numpy)))
+                           for k, v in values.items()}
         return out
 
     def label(self, version: str) -> str:
@@ -244,6 +257,18 @@ class Attribute:
     name: str
     type: str
     description: str
+    values: tuple[str, ...] = ()  # type string: the values it takes (the operator's spelling)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A formula chosen by the value of a string attribute (GELU's approximate: erf | tanh). The
+    choice is resolved before any numerics (OpSpec.resolve), so golden values, the error model and
+    the comparer only ever see a plain numeric operator."""
+
+    attribute: str
+    formulas: dict[str, Node]  # value -> formula, one per declared value
+    texts: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -309,6 +334,52 @@ class OpSpec:
     standards: dict[str, OpStandard]
     path: str
     test_attributes: tuple[TestAttributes, ...] = ()
+    choice: Choice | None = None  # formula chosen by a string attribute; formula is then None
+
+    @property
+    def numeric_attribute_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.attributes if a.type != "string")
+
+    def choice_value(self, attributes, standard: str | None = None) -> str | None:
+        """The value of the choice attribute a call computes with: given, else the standard's
+        default or fixed value (operator spelling; the standard's spelling is accepted too)."""
+        if self.choice is None:
+            return None
+        name = self.choice.attribute
+        std = self.standards.get(standard) if standard is not None else None
+        value = (attributes or {}).get(name)
+        if value is None and std is not None and name in std.attributes:
+            b = std.attributes[name]
+            if b.name and b.name in (attributes or {}):
+                value = attributes[b.name]
+            if value is None:
+                value = b.fixed if b.fixed is not None else b.default
+        if value is None:
+            raise KeyError(f"{self.id}: no value for attribute {name!r}"
+                           + (f" and no {standard} default" if standard else ""))
+        if std is not None and name in std.attributes and std.attributes[name].values:
+            back = {v: k for k, v in std.attributes[name].values.items()}
+            if value not in self.choice.formulas and value in back:
+                value = back[value]
+        if value not in self.choice.formulas:
+            raise ValueError(f"{self.id}: attribute {name}={value!r} is not one of "
+                             f"{', '.join(map(repr, self.choice.formulas))}")
+        return value
+
+    def resolve(self, attributes=None, standard: str | None = None) -> tuple["OpSpec", dict]:
+        """(the plain numeric operator this call computes, its numeric attributes): the formula the
+        choice attribute selects, with that attribute taken out of the spec and of ``attributes``.
+        An operator without a choice is returned unchanged."""
+        if self.choice is None:
+            return self, dict(attributes or {})
+        value = self.choice_value(attributes, standard)
+        name = self.choice.attribute
+        rest = {k: v for k, v in (attributes or {}).items() if not isinstance(v, str) and k != name}
+        return _variant(self, value), rest
+
+    @property
+    def choice_values(self) -> tuple[str, ...]:
+        return tuple(self.choice.formulas) if self.choice else ()
 
     @property
     def tensor_names(self) -> tuple[str, ...]:
@@ -320,6 +391,9 @@ class OpSpec:
 
     def formula_for(self, standard: str | None) -> Node:
         """The formula a standard defines: its own override where it has one, else the operator's."""
+        if self.choice is not None:
+            raise ValueError(f"{self.id}: the formula depends on attribute {self.choice.attribute!r}; "
+                             f"resolve it first (OpSpec.resolve)")
         if standard is not None and standard in self.standards and self.standards[standard].formula is not None:
             return self.standards[standard].formula
         return self.formula
@@ -341,3 +415,26 @@ class OpSpec:
             for v in std.versions:
                 seen.extend(d for d in v.dtypes() if d not in seen)
         return tuple(seen)
+
+
+_VARIANTS: dict[tuple[int, str], tuple[OpSpec, OpSpec]] = {}
+
+
+def _variant(spec: OpSpec, value: str) -> OpSpec:
+    """The plain operator of one value of ``spec``'s choice attribute (cached per spec object)."""
+    from dataclasses import replace
+
+    key = (id(spec), value)
+    hit = _VARIANTS.get(key)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    name = spec.choice.attribute
+    standards = {k: replace(s, attributes={a: b for a, b in s.attributes.items() if a != name})
+                 for k, s in spec.standards.items()}
+    examples = tuple(replace(e, attributes={a: v for a, v in e.attributes.items() if a != name})
+                     for e in spec.examples if e.attributes.get(name, value) == value)
+    out = replace(spec, formula=spec.choice.formulas[value], formula_text=spec.choice.texts[value], choice=None,
+                  attributes=tuple(a for a in spec.attributes if a.name != name), standards=standards,
+                  examples=examples)
+    _VARIANTS[key] = (spec, out)
+    return out

@@ -22,7 +22,8 @@ from specgen.errors import Problem
 from specgen.spec.yaml_source import Document, join_keypath
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
-SCHEMAS = {"operator": "operator.schema.json", "standards": "standards.schema.json"}
+SCHEMAS = {"operator": "operator.schema.json", "standards": "standards.schema.json",
+           "torch_ops": "torch_ops.schema.json"}  # torch_ops: specgen/adapters/torch_ops.yaml
 
 _TYPE_WORDS = {"string": "a string", "object": "a mapping", "array": "a list", "number": "a number",
                "integer": "an integer", "boolean": "true or false", "null": "null"}

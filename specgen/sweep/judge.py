@@ -42,8 +42,9 @@ class Context:
     """What stays the same for every chunk of one sweep: spec, standard, dtype, attributes."""
 
     def __init__(self, spec, standard: str, dtype: str, attributes: dict[str, float]):
-        self.spec, self.standard, self.dtype = spec, standard, dtype
-        self.attributes = C.resolve_attributes(spec, standard, attributes)
+        self.standard, self.dtype = standard, dtype
+        self.spec, numeric = spec.resolve(attributes, standard)  # a string attribute picks the formula
+        self.attributes = C.resolve_attributes(self.spec, standard, numeric)
         self.input = spec.inputs[0].name
 
     # -- golden values

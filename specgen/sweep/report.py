@@ -72,7 +72,7 @@ def status_line(s: Summary | None, info: dict) -> str:
     if s is None:
         return "nothing was swept"
     sw = s.sweep
-    attrs = ", ".join(f"{k}={v:.9g}" for k, v in sw["attributes"].items())
+    attrs = ", ".join(f"{k}={v}" if isinstance(v, str) else f"{k}={v:.9g}" for k, v in sw["attributes"].items())
     state = "complete" if info.get("complete") else ("INTERRUPTED, partial" if info.get("interrupted") else "partial")
     fails = s.failures
     return (f"{sw['op']}({attrs}) {sw['standard']}-{sw['version']} {sw['dtype']} on {sw['adapter']}: "
@@ -327,7 +327,7 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
     sw = s.sweep
-    attrs = ", ".join(f"{k}={v:.6g}" for k, v in sw["attributes"].items())
+    attrs = ", ".join(f"{k}={v}" if isinstance(v, str) else f"{k}={v:.6g}" for k, v in sw["attributes"].items())
     ax.set_title(title or f"{sw['op']}({attrs}) {sw['standard']}-{sw['version']} {dtype} on {sw['adapter']}: "
                  f"{s.total:,} inputs, {s.failures:,} failing", fontsize=9)
     with np.errstate(all="ignore"):  # symlog over float64's range overflows inside matplotlib, harmlessly

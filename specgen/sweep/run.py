@@ -59,7 +59,8 @@ def parse_range(text: str, nbits: int) -> tuple[int, int]:
     return lo, hi
 
 
-def parse_attributes(text: str | None) -> dict[str, float]:
+def parse_attributes(text: str | None) -> dict[str, float | str]:
+    """``name=value,...``: numbers, or a string attribute's value (approximate=tanh; the spec checks it)."""
     if not text:
         return {}
     out = {}
@@ -72,8 +73,14 @@ def parse_attributes(text: str | None) -> dict[str, float]:
         try:
             out[k.strip()] = float(v)
         except ValueError:
-            raise SweepUsageError(f"--attributes: {k.strip()}={v!r} is not a number") from None
+            if not v.strip().replace("_", "").isalnum():
+                raise SweepUsageError(f"--attributes: {k.strip()}={v!r} is neither a number nor a value name") from None
+            out[k.strip()] = v.strip()
     return out
+
+
+def numeric_only(attributes: dict) -> dict:
+    return {k: v for k, v in attributes.items() if not isinstance(v, str)}
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
@@ -127,9 +134,17 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
             raise SweepUsageError(f"{op} has no attribute {k!r} (attributes: {', '.join(spec.attribute_names) or 'none'})")
         named[name] = v
     try:
-        resolved = resolve_attributes(spec, standard, named)
+        plain, numeric = spec.resolve(named, standard)  # a string attribute picks the formula
+        resolved = resolve_attributes(plain, standard, numeric)
     except KeyError as exc:
         raise SweepUsageError(str(exc.args[0])) from None
+    except ValueError as exc:
+        raise SweepUsageError(str(exc)) from None
+    for k, v in named.items():
+        if isinstance(v, str) and (spec.choice is None or k != spec.choice.attribute):
+            raise SweepUsageError(f"--attributes: {k}={v!r} is not a number")
+    if spec.choice is not None:
+        resolved[spec.choice.attribute] = spec.choice_value(named, standard)
     explicit = bool(named) or std.attribute_defaults != "applied"
     given = tuple(sorted(resolved)) if explicit else ()
 
@@ -169,7 +184,7 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
         space_key = ("bits", ((0, (1 << nbits) - 1),))
         space = BitsSpace(dtype, None)
     else:
-        extra = tuple(breakpoint_bits(spec, standard, dtype, resolved))
+        extra = tuple(breakpoint_bits(plain, standard, dtype, numeric_only(resolved)))
         space_key = ("sample", int(samples), int(seed), extra)
         space = SampleSpace(dtype, samples, seed, list(extra))
     sweep = SweepDef(op=op, standard=standard, version=str(version), dtype=dtype,

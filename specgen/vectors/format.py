@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,9 @@ class Case:
         missing = [k for k in _FIELDS if k not in entry]
         if missing:
             raise CorpusError(f"case {entry.get('id', '?')!r}: manifest entry lacks {', '.join(missing)}")
-        return cls(**{k: entry[k] for k in _FIELDS}, root=root)
+        fields = {k: entry[k] for k in _FIELDS}
+        fields["attributes"] = decode_attributes(fields["attributes"])
+        return cls(**fields, root=root)
 
     def raw(self) -> bytes:
         """The case's bytes, checked against its sha256."""
@@ -174,6 +177,25 @@ def dump_manifest(cases: list[dict], extra: dict | None = None) -> str:
     return "{\n" + fields + ',\n "cases": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
 
 
+NONFINITE = "nonfinite"  # JSON has no NaN or infinity: such an attribute is {"nonfinite": "nan" | "inf" | "-inf"}
+
+
+def encode_attributes(attributes: dict) -> dict:
+    """Attribute values for the manifest: a NaN or infinite float as {"nonfinite": "nan"|"inf"|"-inf"}."""
+    out = {}
+    for k, v in attributes.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            v = {NONFINITE: "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")}
+        out[k] = v
+    return out
+
+
+def decode_attributes(attributes: dict) -> dict:
+    """The manifest's attribute values back as Python values (encode_attributes reversed)."""
+    return {k: (float(v[NONFINITE]) if isinstance(v, dict) and set(v) == {NONFINITE} else v)
+            for k, v in attributes.items()}
+
+
 class CorpusWriter:
     """Collects cases in memory, grouped into one data file per (op, standard, version)."""
 
@@ -197,7 +219,7 @@ class CorpusWriter:
         entry = {"id": id, "op": op, "standard": standard, "version": str(version), "dtype": dtype, "kind": kind,
                  "violations": list(violations), "shapes": {k: [int(s) for s in v] for k, v in shapes.items()},
                  "dtypes": dict(dtypes), "strides": dict(strides), "in_place": bool(in_place),
-                 "attributes": dict(attributes), "attributes_given": list(attributes_given),
+                 "attributes": encode_attributes(attributes), "attributes_given": list(attributes_given),
                  "tolerance": dict(tolerance), "tags": list(tags), "stored": list(tensors),
                  "file": file if data else None, "offset": len(blob) if data else 0, "nbytes": len(data),
                  "sha256": hashlib.sha256(data).hexdigest()}

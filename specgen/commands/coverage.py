@@ -1,0 +1,48 @@
+"""``specgen coverage [--op OP] [--corpus DIR] [--json]``: which case classes the corpus holds per
+operator x standard x version x dtype, and which the spec allows but the corpus lacks (exit 1)."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from specgen.exitcodes import Exit
+
+
+@click.command("coverage")
+@click.option("--op", multiple=True, help="Operator id(s); repeat or comma-separate (default: every operator).")
+@click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def coverage(op, corpus, as_json):
+    """Case classes per op x standard x version x dtype; exit 1 when an allowed class has no case."""
+    from specgen.commands.run import _split
+    from specgen.coverage import coverage as measure
+    from specgen.coverage import gaps, render_text, to_json
+    from specgen.errors import SpecError
+    from specgen.runner.cases import CorpusError, load_cases
+    from specgen.spec.loader import load_all
+    from specgen.text import did_you_mean
+
+    def fail(msg, code):
+        click.echo(f"coverage: {msg}", err=True)
+        raise SystemExit(int(code))
+
+    try:
+        specs = load_all()
+    except (SpecError, FileNotFoundError) as exc:
+        fail(f"the specs do not load: {str(exc).splitlines()[0]}", Exit.USAGE)
+    ops = _split(op)
+    for name in ops:
+        if name not in specs:
+            fail(f"no operator {name!r}{did_you_mean(name, specs)}", Exit.USAGE)
+    try:
+        cases = load_cases(corpus)
+    except CorpusError as exc:
+        fail(str(exc), Exit.USAGE)
+    report = measure(specs, cases, ops)
+    if as_json:
+        click.echo(json.dumps(to_json(report), indent=1, sort_keys=True))
+    else:
+        for line in render_text(report):
+            click.echo(line)
+    raise SystemExit(int(Exit.FAILURES if gaps(report) else Exit.OK))

@@ -1,0 +1,248 @@
+"""Which classes of case the corpus holds, per operator x standard x version x dtype, against the
+classes the spec allows there (``specgen coverage``; issue 14).
+
+``CLASSES`` is the one table: per class, how a case is recognised (its manifest ``tags``, its
+``kind``, or, for a property of the data, the stored input values) and when the class is allowed
+(a fact of the spec's standard, version and dtype). A class that is allowed and has no case is a
+gap. Nothing here names an operator or an attribute: the attribute-set classes take the designed
+sets from the generator's design rules (``specgen.generate.corpus``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from specgen import dtypes as dt
+
+# cases larger than this are never loaded to look at their data (a generated-on-the-fly recipe
+# case of 2**31 elements is recognised by its tags only)
+DATA_LIMIT = 1 << 20
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One operator x standard x version x dtype, with the spec objects the rules read."""
+
+    spec: object
+    std: object
+    ver: object
+    dtype: str
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.spec.id, self.std.key, self.ver.version, self.dtype)
+
+
+@dataclass(frozen=True)
+class CaseClass:
+    name: str
+    description: str
+    allowed: Callable[[Cell], bool]  # the spec allows (so the corpus must hold) this class here
+    tags: tuple[str, ...] = ()  # a case with any of these tags belongs to the class
+    kind: str | None = None  # or a case of this kind ("negative")
+    data: Callable[[dict], bool] | None = None  # or a positive case whose stored inputs show it
+    scope: str = "dtype"  # "dtype": cases of the cell's dtype; "row": any case of the table row
+    needs_all: Callable[[Cell], Iterable[str]] | None = None  # every one of these tags must occur
+
+
+def _float(cell: Cell) -> bool:
+    return dt.get(cell.dtype).is_float
+
+
+def _settable_attributes(cell: Cell) -> bool:
+    fixed = cell.std.fixed()
+    return any(a not in fixed for a in cell.spec.numeric_attribute_names)
+
+
+def _latest(cell: Cell) -> bool:
+    return cell.ver is cell.std.versions[-1]
+
+
+def _designed_sets(cell: Cell) -> list[str]:
+    from specgen.generate.corpus import attribute_sets
+
+    return [s.name for s in attribute_sets(cell.spec, cell.std.key)]
+
+
+def _inputs(arrays: dict, case) -> list[np.ndarray]:
+    return [np.asarray(arrays[k]) for k in arrays if k in case.inputs_named]
+
+
+def _has_special(inputs: list[np.ndarray]) -> bool:
+    with np.errstate(invalid="ignore"):
+        return any(not np.all(np.isfinite(v.astype(np.float64))) for v in inputs if dt.by_numpy(v.dtype).is_float)
+
+
+def _has_subnormal(inputs: list[np.ndarray]) -> bool:
+    from specgen.numerics.ulp import fmt
+
+    for v in inputs:
+        if not dt.by_numpy(v.dtype).is_float:
+            continue
+        with np.errstate(invalid="ignore"):
+            a = np.abs(v.astype(np.float64))
+            if np.any((a > 0) & (a < fmt(v.dtype).min_normal)):
+                return True
+    return False
+
+
+CLASSES: tuple[CaseClass, ...] = (
+    CaseClass("regions", "seeded samples of every region of the formula", lambda c: True, tags=("regions",)),
+    CaseClass("breakpoints", "every breakpoint with its ULP neighbours", lambda c: True, tags=("breakpoints",)),
+    CaseClass("specials", "NaN or infinite inputs (from the stored data)", _float, data=_has_special),
+    CaseClass("subnormals", "subnormal inputs (from the stored data)", _float, data=_has_subnormal),
+    CaseClass("ranks", "the rank sweep: every rank the row allows (capped where unbounded)", lambda c: True,
+              tags=("rank-sweep",)),
+    CaseClass("attribute-sets", "every designed attribute set (defaults, examples, test_attributes, generic sets)",
+              _settable_attributes, needs_all=_designed_sets),
+    CaseClass("attribute-boundaries", "each attribute at its subnormal and huge boundary values "
+              "(the standard's latest version)", lambda c: _settable_attributes(c) and _latest(c),
+              tags=("attribute-boundary",)),
+    CaseClass("layouts", "strided layouts whose memory order differs from the logical order",
+              lambda c: bool(c.std.info.strides), tags=("layout",)),
+    CaseClass("in-place", "the output aliasing the input", lambda c: c.std.in_place is True, tags=("in-place",)),
+    CaseClass("sizes", "tensor sizes at the boundaries kernels get wrong (vector tails, 2^16, 2^31)",
+              lambda c: True, tags=("size-boundary",)),
+    CaseClass("must-reject", "illegal calls the rules reject (per table row)", lambda c: True, kind="negative",
+              scope="row"),
+    CaseClass("nonfinite-attribute-rejects", "NaN and infinite attribute values, where the standard rejects them "
+              "(nonfinite_attributes: rejected; per table row)",
+              lambda c: c.std.info.nonfinite_attributes == "rejected" and _settable_attributes(c),
+              tags=("attribute-value",), scope="row"),
+)
+CLASS_NAMES = tuple(k.name for k in CLASSES)
+
+
+@dataclass
+class CellCoverage:
+    cell: Cell
+    present: dict[str, int] = field(default_factory=dict)  # class -> number of cases
+    missing: list[str] = field(default_factory=list)  # allowed, no case
+    not_allowed: list[str] = field(default_factory=list)
+    incomplete: dict[str, list[str]] = field(default_factory=dict)  # needs_all classes: the tags not seen
+
+    def to_json(self) -> dict:
+        op, std, ver, dtype = self.cell.key
+        return {"op": op, "standard": std, "version": ver, "dtype": dtype, "present": dict(self.present),
+                "missing": list(self.missing), "not_allowed": list(self.not_allowed),
+                "incomplete": {k: list(v) for k, v in self.incomplete.items()}}
+
+
+class _CaseView:
+    """What the rules read from a case: its fields, and its stored inputs when it is small."""
+
+    def __init__(self, case, spec):
+        self.case = case
+        self.tags = set(case.tags or ())
+        self.inputs_named = {t.name for t in spec.inputs}
+        self._arrays = None
+
+    def elements(self) -> int:
+        return sum(int(np.prod(s, dtype=np.int64)) if s else 1 for s in (self.case.shapes or {}).values())
+
+    def inputs(self) -> list[np.ndarray] | None:
+        if self.case.kind != "positive" or self.elements() > DATA_LIMIT:
+            return None
+        if self._arrays is None:
+            self._arrays = _inputs(self.case.load(), self)
+        return self._arrays
+
+
+def cells(specs: dict, ops: Iterable[str] = ()) -> list[Cell]:
+    """Every op x standard x version x dtype of the specs' tables (the primary input's dtypes)."""
+    out = []
+    for op_id, spec in sorted(specs.items()):
+        if ops and op_id not in ops:
+            continue
+        x = spec.inputs[0].name
+        for std in spec.standards.values():
+            for ver in std.versions:
+                for dtype in ver.dtypes(x):
+                    out.append(Cell(spec, std, ver, dtype))
+    return out
+
+
+def coverage(specs: dict, cases: Iterable, ops: Iterable[str] = ()) -> list[CellCoverage]:
+    """Each cell's classes: present (with case counts), missing (allowed, no case), not allowed."""
+    ops = tuple(ops)
+    by_row: dict[tuple[str, str, str], list] = {}
+    for c in cases:
+        if c.op in specs and (not ops or c.op in ops):
+            by_row.setdefault((c.op, c.standard, str(c.version)), []).append(c)
+    views: dict[int, _CaseView] = {}
+    out = []
+    for cell in cells(specs, ops):
+        row = by_row.get(cell.key[:3], [])
+        cov = CellCoverage(cell)
+        for cls in CLASSES:
+            if not cls.allowed(cell):
+                cov.not_allowed.append(cls.name)
+                continue
+            pool = row if cls.scope == "row" else [c for c in row if c.dtype == cell.dtype]
+            n = _count(cls, pool, cell, views, cov)
+            if n:
+                cov.present[cls.name] = n
+            else:
+                cov.missing.append(cls.name)
+        out.append(cov)
+    return out
+
+
+def _count(cls: CaseClass, pool: list, cell: Cell, views: dict, cov: CellCoverage) -> int:
+    if cls.needs_all is not None:
+        seen = set().union(*(set(c.tags or ()) for c in pool if c.kind == "positive")) if pool else set()
+        need = list(cls.needs_all(cell))
+        lacking = [t for t in need if t not in seen]
+        if lacking:
+            cov.incomplete[cls.name] = lacking
+            return 0
+        return sum(1 for c in pool if c.kind == "positive" and set(c.tags or ()) & set(need))
+    n = 0
+    for c in pool:
+        if cls.kind is not None and c.kind == cls.kind:
+            n += 1
+        elif cls.tags and (c.kind == "positive" or cls.scope == "row") and set(c.tags or ()) & set(cls.tags):
+            n += 1
+        elif cls.data is not None and c.kind == "positive":
+            view = views.setdefault(id(c), _CaseView(c, cell.spec))
+            arrays = view.inputs()
+            if arrays is not None and cls.data(arrays):
+                n += 1
+    return n
+
+
+def gaps(report: list[CellCoverage]) -> list[tuple[tuple[str, str, str, str], str]]:
+    return [(cov.cell.key, name) for cov in report for name in cov.missing]
+
+
+def render_text(report: list[CellCoverage]) -> list[str]:
+    """One line per cell: the classes present (with case counts) and the missing ones; then a summary
+    of the gaps per class."""
+    lines = []
+    for cov in report:
+        op, std, ver, dtype = cov.cell.key
+        have = ", ".join(f"{k} {v}" for k, v in cov.present.items())
+        line = f"{op} {std}-{ver} {dtype}: {have}"
+        if cov.missing:
+            detail = [m + (f" (lacks {', '.join(cov.incomplete[m])})" if m in cov.incomplete else "") for m in cov.missing]
+            line += f"; MISSING {', '.join(detail)}"
+        lines.append(line)
+    per_class: dict[str, int] = {}
+    for _, name in gaps(report):
+        per_class[name] = per_class.get(name, 0) + 1
+    if per_class:
+        lines.append(f"coverage: {sum(per_class.values())} gap(s) in {sum(1 for c in report if c.missing)} of "
+                     f"{len(report)} cells: " + ", ".join(f"{k} {v}" for k, v in sorted(per_class.items())))
+    else:
+        lines.append(f"coverage: no gap in {len(report)} cells (every allowed class has a case)")
+    return lines
+
+
+def to_json(report: list[CellCoverage]) -> dict:
+    return {"classes": [{"name": k.name, "description": k.description, "scope": k.scope,
+                         "detected_by": ("tags " + ", ".join(k.tags)) if k.tags else
+                                        (f"kind {k.kind}" if k.kind else ("data" if k.data else "every designed set's tag"))}
+                        for k in CLASSES],
+            "cells": [c.to_json() for c in report], "gaps": len(gaps(report))}

@@ -1,0 +1,37 @@
+"""The shipped adapters' Python names no operator: which backend function computes which op is data
+(the spec's standard blocks for the ONNX and WebNN adapters, specgen/adapters/torch_ops.yaml for
+torch), never an `if call.op == "..."` chain. Docstrings may mention operators as examples."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from specgen.spec.loader import load_all
+
+ADAPTERS = Path(__file__).resolve().parents[1] / "specgen" / "adapters"
+
+
+def _code_strings(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+def test_no_adapter_module_names_an_operator():
+    specs = load_all()
+    names = set(specs) | {std.operator for spec in specs.values() for std in spec.standards.values()}
+    found = [f"{path.name}:{line}: {text!r}" for path in sorted(ADAPTERS.glob("*.py"))
+             for line, text in _code_strings(path) if text in names or names & set(text.replace(".", " ").split())]
+    assert not found, "operator names in adapter code (put the mapping in data):\n" + "\n".join(found)
+
+
+def test_the_check_sees_an_op_chain_but_not_a_docstring(tmp_path):
+    # the old torch adapter's dispatch is caught; an example in a docstring is not
+    path = tmp_path / "old_torch_adapter.py"
+    path.write_text('def run(self, call):\n    """e.g. hard_sigmoid"""\n    if call.op == "hard_sigmoid":\n        pass\n',
+                    encoding="utf-8")
+    assert list(_code_strings(path)) == [(3, "hard_sigmoid")]
