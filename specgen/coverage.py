@@ -110,7 +110,7 @@ CLASSES: tuple[CaseClass, ...] = (
     CaseClass("nonfinite-attribute-rejects", "NaN and infinite attribute values, where the standard rejects them "
               "(nonfinite_attributes: rejected; per table row)",
               lambda c: c.std.info.nonfinite_attributes == "rejected" and _settable_attributes(c),
-              tags=("attribute-value",), scope="row"),
+              tags=("attribute-nonfinite",), scope="row"),
 )
 CLASS_NAMES = tuple(k.name for k in CLASSES)
 

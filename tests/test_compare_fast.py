@@ -154,3 +154,18 @@ def test_judge_elements_gives_the_full_judgement_per_element(op):
         naive = np.broadcast_to(evaluate(spec.formula_for(key), {**inputs, **attrs}, dtype=np.float32), y.shape)
     if ((naive == wrong) & (naive != y) & (naive != 0) & np.isfinite(naive)).any():
         assert tiers[1] > 0, tiers
+
+
+def test_an_infinite_input_is_judged_by_the_special_value_rules_even_where_the_naive_evaluation_agrees():
+    """Selu at x = -inf in bfloat16: the spec accepts the formula's or the limit's value, -gamma * alpha
+    rounded once (-1.7578125); the formula evaluated naively in bfloat16 gives -1.75, which the fast
+    path once accepted as "a naive evaluation" while the full judgement failed it."""
+    import ml_dtypes
+    spec = SPECS["selu"]
+    attrs = {"alpha": float(np.float32(1.6732632423543772)), "gamma": float(np.float32(1.0507009873554805))}
+    x = np.array([-np.inf, -1.0], dtype=ml_dtypes.bfloat16)
+    expected = golden(spec, {"x": x}, attrs, "bfloat16", "onnx").y
+    actual = np.array([-1.75, float(expected[1])], dtype=ml_dtypes.bfloat16)
+    assert float(expected[0]) == -1.7578125
+    fast = _same_verdicts(spec, "onnx", "bfloat16", {"x": x}, attrs, expected, actual, "selu -inf")
+    assert not fast.ok and fast.mismatches == 1

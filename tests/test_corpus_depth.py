@@ -82,7 +82,7 @@ def test_attribute_boundary_sets_come_from_the_spec():
     for op, spec in SPECS.items():
         for key, std in spec.standards.items():
             sets = attribute_boundary_sets(spec, key)
-            settable = [a for a in spec.attribute_names if a not in std.fixed()]
+            settable = [a for a in spec.numeric_attribute_names if a not in std.fixed()]
             assert len(sets) == 3 * len(settable), (op, key)
             base = attribute_sets(spec, key)[0].values
             for s in sets:
@@ -114,14 +114,14 @@ def test_exhaustive_sweeps_cover_every_designed_attribute_set(monkeypatch):
 def test_nonfinite_attribute_probes_follow_the_standards_rule():
     """WebNN (nonfinite_attributes: rejected) gets NaN, +inf and -inf per settable attribute in every
     row; standards that do not forbid them get no such probe; the manifest keeps the float values."""
-    neg = [c for c in ALL if c.kind == "negative" and "attribute-value" in c.tags]
+    neg = [c for c in ALL if c.kind == "negative" and "attribute-nonfinite" in c.tags]
     assert neg and {c.standard for c in neg} == {k for s in SPECS.values() for k, std in s.standards.items()
                                                    if std.info.nonfinite_attributes == "rejected"}
     for op, spec in SPECS.items():
         for key, std in spec.standards.items():
             if std.info.nonfinite_attributes != "rejected":
                 continue
-            settable = [a for a in spec.attribute_names if a not in std.fixed()]
+            settable = [a for a in spec.numeric_attribute_names if a not in std.fixed()]
             for ver in std.versions:
                 got = sorted(c.id.rsplit("/", 1)[1] for c in neg if (c.op, c.standard, c.version) == (op, key, ver.version))
                 assert got == sorted(f"reject-attribute-{a}-{v}" for a in settable for v in ("nan", "inf", "neg-inf"))
@@ -139,7 +139,7 @@ def test_passing_nonfinite_options_through_fails_exactly_the_attribute_value_cas
     loose = [r.verdict for r in run("WebNNChecksTensorsOnly", cases)]
     strict = [r.verdict for r in run("WebNNRejectsNonFinite", cases)]
     differ = {c.id for c, a, b in zip(cases, loose, strict) if a != b}
-    assert differ == {c.id for c in cases if "attribute-value" in c.tags}
+    assert differ == {c.id for c in cases if "attribute-nonfinite" in c.tags}
     assert {v for c, v in zip(cases, loose) if c.id in differ} == {FAIL}
     assert {v for c, v in zip(cases, strict) if c.id in differ} == {PASS}
 

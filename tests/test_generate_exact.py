@@ -37,6 +37,20 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: F
         return x - b if x > t else (x + b if x < -t else Fraction(0))
     if op == "softsign":
         return x / (1 + abs(x))
+    if op == "identity":
+        return x
+    if op == "relu":
+        return max(Fraction(0), x)
+    if op == "leaky_relu":
+        return x if x >= 0 else F["alpha"] * x
+    if op == "thresholded_relu":
+        return x if x > F["alpha"] else Fraction(0)
+    if op == "linear":
+        return F["alpha"] * x + F["beta"]
+    if op == "hard_swish":
+        if standard in ("onednn", "webnn"):  # their own formula: x * clamp(x + 3, 0, 6) / 6
+            return x * max(Fraction(0), min(x + 3, Fraction(6))) / 6
+        return x * max(Fraction(0), min(Fraction(1), F["alpha"] * x + F["beta"]))
     if op in TRANSCENDENTAL:  # an independent oracle: mpmath at 2600 bits (float64 subnormals need
         with mpmath.workprec(2600):  # ~2150 to see expm1(x) - x), as a rational
             v = TRANSCENDENTAL[op](mpmath.mpf(x.numerator) / x.denominator,
@@ -104,6 +118,8 @@ TRANSCENDENTAL = {
     # 0.5 * x * (1 + tanh(u)) = x / (1 + exp(-2u))
     "gelu": lambda x, a: (_gelu_erf(x) if a["approximate"] == "erf" else
                           x / (1 + mpmath.exp(-2 * mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf("0.044715") * x ** 3)))),
+    "celu": lambda x, a: max(0, x) + min(0, a["alpha"] * mpmath.expm1(x / a["alpha"])),
+    "selu": lambda x, a: a["gamma"] * x if x > 0 else a["gamma"] * a["alpha"] * mpmath.expm1(x),
 }
 
 

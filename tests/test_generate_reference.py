@@ -4,10 +4,12 @@ from pathlib import Path
 
 import numpy as np
 
+from specgen import dtypes as dt
 from specgen.formula.breakpoints import is_rational
 
 from specgen.generate.tree import import_generated
 from specgen.numerics.compare import compare
+from specgen.numerics.ulp import ordered
 from specgen.spec.loader import load_all
 from specgen.vectors import load_corpus
 
@@ -39,8 +41,16 @@ def test_reference_modules_reproduce_the_corpus():
         plain, _ = SPECS[case.op].resolve(case.attributes, case.standard)  # a string attribute picks the formula
         if case.dtype != "float64" and is_rational(plain.formula):
             # rational formulas computed in float64 and rounded once: bit-exact on this corpus (with
-            # exp & co. float64 is not enough near cancellations: ELU's exp(x) - 1 at tiny x)
-            assert same.all(), (case.id, t["x"][~same][:5], got[~same][:5], t["y"][~same][:5])
+            # exp & co. float64 is not enough near cancellations: ELU's exp(x) - 1 at tiny x), except
+            # where the float64 value lands on a tie of the dtype that a term float64 lost would have
+            # decided (a double rounding, one ULP): Linear's 3.5 * x + 6.5 at x = 2.5489535e21 (6.5 is
+            # below float64's ULP of the product), HardSwish's x * (alpha * x + 0.5) at x = 2**-149
+            off = ~same
+            if off.any():
+                d = case.dtype
+                gap = np.abs(ordered(got[off].astype(t["y"].dtype), d) - ordered(t["y"][off], d)) if dt.get(d).is_float else None
+                assert gap is not None and (gap <= 1).all(), (case.id, t["x"][off][:5], got[off][:5], t["y"][off][:5])
+                inexact[case.id] = int(off.sum())
         else:
             inexact[case.id] = int((~same).sum())
         # rank-0 arrays are judged as one-element vectors (an elementwise op does not care; compare()
@@ -72,3 +82,13 @@ def test_a_string_attribute_is_taken_in_either_spelling_and_checked():
     assert validate("onnx", "20", tensors, {"approximate": "none"}) == []
     (problem,) = validate("onnx", "20", tensors, {"approximate": "sigmoid"})
     assert "'sigmoid' is not a value of ONNX Gelu opset 20" in problem
+
+
+def test_the_reference_applies_a_versions_own_defaults():
+    x = np.array([-1.0], dtype=np.float32)
+    at = {v: REFS["selu"](x, standard="onnx", version=v)[0] for v in ("1", "6")}
+    with np.errstate(all="ignore"):
+        want = {v: np.float32(np.float64(g) * (np.float64(a) * np.exp(-1.0) - np.float64(a)))
+                for v, (a, g) in {"1": (np.float32(1.6732), np.float32(1.0507)),
+                                  "6": (np.float32(1.67326319217681884765625), np.float32(1.05070102214813232421875))}.items()}
+    assert at == want and at["1"] != at["6"]

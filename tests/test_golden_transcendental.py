@@ -22,6 +22,8 @@ SPECS = load_all()
 ORACLE = {
     "elu": lambda x, a: x if x >= 0 else a["alpha"] * mpmath.expm1(x),
     "softplus": lambda x, a: mpmath.log1p(mpmath.exp(a["steepness"] * x)) / a["steepness"],
+    "celu": lambda x, a: max(0, x) + min(0, a["alpha"] * mpmath.expm1(x / a["alpha"])),
+    "selu": lambda x, a: a["gamma"] * x if x > 0 else a["gamma"] * a["alpha"] * mpmath.expm1(x),
     # independent spellings of the activation family (the specs write 1 / (1 + exp(-x)), tanh(x), ...)
     "sigmoid": lambda x, a: mpmath.exp(x) / (mpmath.exp(x) + 1) if x < 0 else 1 / (1 + mpmath.exp(-x)),
     "tanh": lambda x, a: mpmath.tanh(x),
@@ -61,6 +63,8 @@ def _values(dtype, count, seed):
 
 @pytest.mark.parametrize("op,attrs", [("elu", {"alpha": 1.0}), ("elu", {"alpha": float(np.float32(0.35))}),
                                       ("softplus", {"steepness": 1.0}), ("softplus", {"steepness": -2.0}),
+                                      ("celu", {"alpha": float(np.float32(0.35))}),
+                                      ("selu", {"alpha": float(np.float32(1.6732632)), "gamma": float(np.float32(1.050701))}),
                                       ("sigmoid", {}), ("tanh", {}), ("swish", {"alpha": 1.0}),
                                       ("swish", {"alpha": float(np.float32(-1.702))}),
                                       ("scaled_tanh", {"alpha": float(np.float32(1.7159)), "beta": float(np.float32(2 / 3))}),

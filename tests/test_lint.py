@@ -149,3 +149,16 @@ def test_exponent_floats_are_numbers_as_in_yaml_1_2():
 
     doc = parse_text("a: 1e39\nb: 1.0e-3\nc: -2E+5\nd: 1_0\ne: '1e39'\nf: 0.5\n", "t.yaml")
     assert doc.data == {"a": 1e39, "b": 1e-3, "c": -2e5, "d": 10, "e": "1e39", "f": 0.5}
+
+
+def test_a_standard_formula_may_leave_out_an_attribute_that_standard_fixes(tmp_path):
+    """The standard_formula_attribute_unused fixture with beta fixed by ONNX lints clean: a standard
+    that has no such attribute (oneDNN and WebNN HardSwish) writes its own formula without it."""
+    text = (FIXTURES / "standard_formula_attribute_unused.yaml").read_text()
+    text = text.replace("      beta: {name: beta, default: 0.5}\n",
+                        "      beta: {fixed: 0.5, source: a standard without beta}\n")
+    assert "fixed: 0.5" in text
+    (tmp_path / "standard_formula_attribute_unused.yaml").write_text(text)
+    (tmp_path / "_standards.yaml").write_text((Path(__file__).parents[1] / "specs" / "_standards.yaml").read_text())
+    result = run_lint(str(tmp_path / "standard_formula_attribute_unused.yaml"))
+    assert result.exit_code == 0, result.output

@@ -90,6 +90,7 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "helpers": [Code(h.strip()) for h in helpers if h],  # the function table's own source
         "command": COMMAND, "sources": spec_source(spec), "op": spec, "inputs": inputs, "attributes": attrs,
         "defaults": {k: {a: v for a, v in s.defaults().items() if a in attrs} for k, s in spec.standards.items()},
+        "version_defaults": {k: s.version_defaults() for k, s in spec.standards.items() if s.version_defaults()},
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
         "cast_to_input": [k for k, s in spec.standards.items() if s.info.attribute_cast == "input"],
         "dtypes": {k: {v.version: list(v.dtypes(inputs[0])) for v in s.versions} for k, s in spec.standards.items()},
@@ -179,7 +180,7 @@ def validation_tables(spec) -> tuple[dict, dict]:
           "outputs": [t.name for t in spec.outputs], "attributes": list(spec.attribute_names)}
     standards = {}
     for key, s in spec.standards.items():
-        required = [a for a, b in s.attributes.items() if b.required or (s.attribute_defaults == "none" and b.default is None)]
+        required = [a for a, b in s.attributes.items() if b.must_be_given(s.attribute_defaults)]
         layout = rules.layout(s.info)
         standards[key] = {
             "title": s.info.title, "operator": s.operator, "version_kind": s.info.version_kind,
@@ -213,7 +214,7 @@ def validate_example(spec) -> str:
     sizes = [2, 3, 4, 5, 6, 7, 8, 9][:rank]
     tensors = {t.name: {"dtype": ver.dtypes(t.name)[0], "sizes": sizes} for t in spec.inputs + spec.outputs}
     required = {a: (next(iter(b.values.values())) if b.values else 0.5) for a, b in std.attributes.items()
-                if b.required or (std.attribute_defaults == "none" and b.default is None)}
+                if b.must_be_given(std.attribute_defaults)}
     described = "{" + ", ".join(f"{pyrepr(t)}: {pyrepr(d)}" for t, d in tensors.items()) + "}"  # one line
     return Code(f"validate({pyrepr(key)}, {pyrepr(ver.version)}, {described}, {pyrepr(required)})")
 

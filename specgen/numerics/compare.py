@@ -395,7 +395,7 @@ def naive_evaluation_mask(args, inputs, attrs, actual) -> np.ndarray:
         eligible = np.isfinite(a64) & (a64 != 0)
         for v in inputs.values():
             v64 = v.astype(np.float64)
-            eligible &= (v64 == 0) | (np.abs(v64) >= U.fmt(v.dtype).min_normal)
+            eligible &= np.isfinite(v64) & ((v64 == 0) | (np.abs(v64) >= U.fmt(v.dtype).min_normal))
         if not eligible.any():
             return out
         formula = spec.formula_for(standard)

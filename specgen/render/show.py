@@ -124,6 +124,8 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
             "dtype_rows": _dtype_combinations(std, v),
             "extra_attributes": [{"name": e.name, "type": e.type, "required": e.required,
                                   "description": e.description} for e in v.extra_attributes],
+            "defaults": {a: repr(x) for a, x in std.defaults(v.version).items()
+                         if a in v.defaults and x is not None},  # this version's own (ONNX Selu-1)
             "facts": _facts(std, v),
             "fact": dict(v.facts),
             "source": v.source,

@@ -256,6 +256,7 @@ class _OpBuilder:
         tolerance = self.tolerance(listed)
         examples = self.examples(inputs, outputs, attributes, formula, choice)
         test_attributes = self.test_attributes(attributes)
+        self.check_excluded(attributes, op_standards, examples, test_attributes)
         if c.problems:
             return None
         return m.OpSpec(id=op_id, name=name, summary=summary, inputs=tuple(inputs), outputs=tuple(outputs),
@@ -295,8 +296,9 @@ class _OpBuilder:
             entry = c.mapping(raw, kp)
             if entry is None:
                 continue
-            c.keys(entry, kp, ("name", "type"), ("description", "values"))
+            c.keys(entry, kp, ("name", "type"), ("description", "values", "exclude"))
             nm = c.text(entry.get("name"), kp + ("name",), _NAME, "attribute name") if "name" in entry else None
+            excluded, excluded_reason = self.excluded_values(entry, kp)
             typ = entry.get("type")
             if "type" in entry and typ not in ATTRIBUTE_TYPES:
                 c.err(kp + ("type",), f"unknown attribute type {typ!r}; expected one of: {', '.join(ATTRIBUTE_TYPES)}")
@@ -306,7 +308,7 @@ class _OpBuilder:
                 c.err(kp + ("name",), f"attribute {nm!r} is declared twice")
                 continue
             if nm:  # kept with an unknown type (None) so the rest of the file is not checked against a hole
-                out.append(m.Attribute(nm, typ, str(entry.get("description", "")), values))
+                out.append(m.Attribute(nm, typ, str(entry.get("description", "")), values, excluded, excluded_reason))
         return out
 
     def attribute_values(self, entry, kp, typ) -> tuple[str, ...]:
@@ -328,6 +330,46 @@ class _OpBuilder:
             elif t:
                 out.append(t)
         return tuple(out)
+
+    def excluded_values(self, entry, kp) -> tuple[tuple[float, ...], str]:
+        """An attribute's `exclude: {values: [...], reason: ...}`: values the operator is not defined for."""
+        c = self.c
+        if "exclude" not in entry:
+            return (), ""
+        ekp = kp + ("exclude",)
+        block = c.mapping(entry["exclude"], ekp, "a mapping {values, reason}")
+        if block is None:
+            return (), ""
+        c.keys(block, ekp, ("values", "reason"))
+        reason = c.text(block["reason"], ekp + ("reason",)) if "reason" in block else ""
+        values = c.seq(block.get("values"), ekp + ("values",)) if "values" in block else None
+        out = []
+        for i, v in enumerate(values or []):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                c.err(ekp + ("values", i), f"must be a finite number, got {v!r}")
+            else:
+                out.append(float(v))
+        if values is not None and not values:
+            c.err(ekp + ("values",), "must list at least one value")
+        return tuple(out), str(reason or "")
+
+    def check_excluded(self, attributes, standards, examples, test_attributes):
+        """No default, fixed value, example or test set may use a value its attribute excludes."""
+        c = self.c
+        by_name = {a.name: a for a in attributes}
+        for key, std in standards.items():
+            for name, b in std.attributes.items():
+                a = by_name.get(name)
+                for what, v in (("default", b.default), ("fixed", b.fixed)):
+                    if a is not None and v is not None and not a.allows(v):
+                        c.err(("standards", key, "attributes", name, what),
+                              f"{v!r} is excluded for attribute {name!r} ({a.excluded_reason})")
+        for kp, values in ([(("examples", i, "attributes"), ex.attributes) for i, ex in enumerate(examples)]
+                           + [(("test_attributes", i, "values"), t.values) for i, t in enumerate(test_attributes)]):
+            for name, v in values.items():
+                a = by_name.get(name)
+                if a is not None and not a.allows(v):
+                    c.err(kp + (name,), f"{v!r} is excluded for attribute {name!r} ({a.excluded_reason})")
 
     def formula(self, inputs, attributes: list[m.Attribute]):
         """(the formula, None), or for a formula chosen by a string attribute (None, the Choice)."""
@@ -384,8 +426,11 @@ class _OpBuilder:
                 c.err(kp, f"attribute {nm!r} is declared but no formula uses it")
         return m.Choice(by, {v: nodes[v] for v in declared}, {v: texts[v] for v in declared})
 
-    def parse_positioned(self, text, kp, inputs, attributes, check_unused: bool = True):
-        """Parse a formula found at keypath kp; problems carry the file line and column of the token."""
+    def parse_positioned(self, text, kp, inputs, attributes, check_unused: bool = True, may_ignore=()):
+        """Parse a formula found at keypath kp; problems carry the file line and column of the token.
+        Every input and attribute must be used (unless check_unused is off: a formula chosen by a
+        string attribute is checked with its siblings), except those in may_ignore (a standard's own
+        formula need not use an attribute that standard fixes: it has no such attribute)."""
         c = self.c
         if not isinstance(text, str):
             c.err(kp, f"must be a formula string, got {_kind(text)}")
@@ -405,7 +450,7 @@ class _OpBuilder:
             if nm not in used:
                 c.err(kp, f"input {nm!r} is declared but the formula does not use it")
         for nm in attributes:
-            if nm not in used:
+            if nm not in used and nm not in may_ignore:
                 c.err(kp, f"attribute {nm!r} is declared but the formula does not use it")
         return node
 
@@ -680,7 +725,8 @@ class _StandardBuilder:
                     formula_text = block["expression"]
                     formula = self.op_builder.parse_positioned(
                         formula_text, fkp + ("expression",), [t.name for t in self.inputs],
-                        [a.name for a in self.attributes])
+                        [a.name for a in self.attributes],
+                        may_ignore={n for n, b in attrs.items() if b.fixed is not None})
         introduced = e.get("introduced")
         all_versions_ok = isinstance(e.get("versions"), list) and len(versions) == len(e["versions"])
         if introduced is not None and versions and all_versions_ok and str(introduced) != versions[0].version:
@@ -923,7 +969,7 @@ class _StandardBuilder:
             if entry is None:
                 continue
             c.keys(entry, vkp, ("version",), ("ranks", "dtypes", "tensors", "extra_attributes", "facts", "source",
-                                              "broadcast"))
+                                              "broadcast", "defaults"))
             version = entry.get("version")
             if isinstance(version, bool) or not isinstance(version, (str, int)):
                 c.err(vkp + ("version",), f"must be a string such as \"3_0\" or \"22\", got {_kind(version)}")
@@ -947,11 +993,36 @@ class _StandardBuilder:
                 broadcast = self.broadcast(entry["broadcast"], vkp + ("broadcast",))
             else:
                 broadcast = self.standard_broadcast
+            defaults = self.version_defaults(entry, vkp, attrs) if "defaults" in entry else {}
             v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp),
-                          tuple(broadcast))
+                          tuple(broadcast), defaults)
             if out:
                 self.check_growth(out[-1], v, vkp)
             out.append(v)
+        return out
+
+    def version_defaults(self, entry, vkp, attrs) -> dict[str, float]:
+        """A version's own attribute defaults (ONNX Selu-1): only for attributes this standard names and
+        gives a default for (not fixed, not required), values of the attribute's type."""
+        c, kp = self.c, vkp + ("defaults",)
+        block = c.mapping(entry["defaults"], kp)
+        if block is None:
+            return {}
+        declared = {a.name: a for a in self.attributes}
+        out = {}
+        for name, raw in block.items():
+            b = attrs.get(name)
+            if name not in declared:
+                c.err(kp + (name,), f"{name!r} is not a declared attribute (declared: {', '.join(declared) or 'none'})")
+            elif b is None or b.fixed is not None or b.default is None:
+                c.err(kp + (name,), f"{name!r} has no {self.info.title} default to replace (a version may only "
+                                    "change a default the standard block gives)")
+            else:
+                value = self.default_value(raw, declared[name].type or "float32", kp + (name,))
+                if value is not None:
+                    if not declared[name].allows(value):
+                        c.err(kp + (name,), f"{value!r} is excluded for attribute {name!r} ({declared[name].excluded_reason})")
+                    out[name] = value
         return out
 
     def version_tensors(self, entry, vkp) -> dict[str, m.TensorSupport] | None:

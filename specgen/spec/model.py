@@ -104,6 +104,9 @@ class Version:
     source: str | None = None
     line: int | None = None
     broadcast: tuple[BroadcastRule, ...] = ()  # none: every input has the sizes its constraints say
+    # Attribute defaults this version has instead of the standard's (ONNX Selu-1: 1.6732 and 1.0507
+    # where Selu-6 and -22 have the SELU constants), as written in the spec.
+    defaults: dict[str, float] = field(default_factory=dict)
 
     def dtypes(self, tensor: str | None = None) -> tuple[str, ...]:
         if tensor is not None:
@@ -137,6 +140,13 @@ class AttributeBinding:
     # A string attribute: the operator's value -> the standard's spelling (ONNX Gelu: erf -> 'none'),
     # one entry per value the standard accepts.
     values: dict[str, str] | None = None
+
+    def must_be_given(self, attribute_defaults: str) -> bool:
+        """Must a call pass this attribute? When the binding says required, or when the standard gives
+        no defaults (oneDNN) and there is none; never for a value the standard fixes."""
+        if self.fixed is not None:
+            return False
+        return self.required or (attribute_defaults == "none" and self.default is None)
 
     @property
     def default_float32(self) -> float | str | None:
@@ -239,10 +249,18 @@ class OpStandard:
     def version_ids(self) -> tuple[str, ...]:
         return tuple(v.version for v in self.versions)
 
-    def defaults(self) -> dict[str, float | None]:
+    def defaults(self, version: str | None = None) -> dict[str, float | None]:
         """Each attribute's default as stored (float32), None where the standard has none (a fixed
-        attribute's value counts as its default)."""
-        return {name: b.default_float32 for name, b in self.attributes.items()}
+        attribute's value counts as its default); with ``version``, that version's own defaults
+        where it has some (ONNX Selu-1)."""
+        out = {name: b.default_float32 for name, b in self.attributes.items()}
+        if version is not None:
+            out.update({k: float(np.float32(v)) for k, v in self.version(version).defaults.items()})
+        return out
+
+    def version_defaults(self) -> dict[str, dict[str, float]]:
+        """Versions with defaults of their own: {version: {attribute: float32 value}}."""
+        return {v.version: {k: float(np.float32(x)) for k, x in v.defaults.items()} for v in self.versions if v.defaults}
 
     def fixed(self) -> dict[str, float]:
         """Attributes the standard does not have, with the value its function uses (float32)."""
@@ -258,6 +276,15 @@ class Attribute:
     type: str
     description: str
     values: tuple[str, ...] = ()  # type string: the values it takes (the operator's spelling)
+    # Values the operator is not defined for (Celu's alpha = 0 divides by zero): never a default, an
+    # example or a test value, and the corpus leaves them out of its attribute sets.
+    excluded: tuple[float, ...] = ()
+    excluded_reason: str = ""
+
+    def allows(self, value) -> bool:
+        if isinstance(value, str):
+            return True
+        return not any(float(np.float32(value)) == float(np.float32(e)) for e in self.excluded)
 
 
 @dataclass(frozen=True)

@@ -121,7 +121,7 @@ class HugeAttributeSaturates(_AttributeDefect):
 
 class WebNNChecksTensorsOnly(Correct):
     """WebNN hardSigmoid/elu-style: checks dtypes, ranks and shapes but passes NaN and infinite
-    options through (as an ``unrestricted double`` would): wrong only on the attribute-value cases."""
+    options through (as an ``unrestricted double`` would): wrong only on the attribute-nonfinite cases."""
 
     ops = ("hard_sigmoid",)
 
