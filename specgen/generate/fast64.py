@@ -190,7 +190,10 @@ class _Eval:
                 terms.append(np.abs(b.v) * a.e)
             if not (_zero(a.e) or _zero(b.e)):
                 terms.append(a.e * b.e)
-            return _V(v, _total(*terms), None)
+            e = _total(*terms)
+            # an exact zero operand makes the product exactly zero (its sign is IEEE's: no bound)
+            zero = ((a.v == 0) & (a.e == 0)) | ((b.v == 0) & (b.e == 0))
+            return _V(v, np.where(zero, 0.0, e), None)
         # division: never statically exact
         v = a.v / b.v
         terms = [np.abs(v) * (UI * INFLATE) + ETA]
@@ -203,7 +206,8 @@ class _Eval:
             terms.append(num / den)
             bad = den <= mb * 0.5
         self.undecided = self.undecided | bad
-        return _V(v, _total(*terms), None)
+        zero = (a.v == 0) & (a.e == 0)  # an exact zero numerator: exactly zero (b != 0, else undecided)
+        return _V(v, np.where(zero, 0.0, _total(*terms)), None)
 
     def pick(self, a: _V, b: _V, larger: bool) -> _V:
         """max (larger) or min. Where the order is certain beyond the bounds the result carries the
