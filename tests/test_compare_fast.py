@@ -111,6 +111,51 @@ def test_fast_path_agrees_on_an_exhaustive_16_bit_sweep(op, dtype):
     _same_verdicts(spec, key, dtype, inputs, attrs, y, _wrong(y, inputs, spec, attrs, f"{op}/{dtype}"), f"{op} {dtype} wrong")
 
 
+def _same_element_verdicts(spec, standard, dtype, inputs, attrs, expected, actual, label):
+    """judge_elements (fast tiers) gives the full judgement's kind and error at every element, and
+    the counts compare(fast=False) reports."""
+    from specgen.numerics.compare import CODE, GOLDEN_EQUAL, JUDGED, NAIVE_EQUAL, judge_elements
+
+    fast = judge_elements(spec, standard, dtype, inputs, attrs, expected, actual)
+    full = judge_elements(spec, standard, dtype, inputs, attrs, expected, actual, bounds=True)
+    assert np.array_equal(fast.kind, full.kind), label
+    assert np.array_equal(fast.error, full.error, equal_nan=True), label
+    judged = fast.tier == JUDGED
+    assert np.array_equal(fast.bound[judged], full.bound[judged], equal_nan=True), label
+    assert np.isnan(fast.bound[~judged]).all() and (full.tier == JUDGED).all(), label
+    agg = compare(spec, standard, dtype, inputs, attrs, expected, actual, fast=False)
+    assert agg.kinds == {k: int((full.kind == c).sum()) for k, c in CODE.items() if (full.kind == c).any()}, label
+    return np.bincount(fast.tier, minlength=4)[[GOLDEN_EQUAL, NAIVE_EQUAL, JUDGED]]
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+def test_judge_elements_gives_the_full_judgement_per_element(op):
+    spec = SPECS[op]
+    dtype = "float32"
+    rows = [(k, v) for k, s in spec.standards.items() for v in s.versions if dtype in v.dtypes(spec.inputs[0].name)]
+    key, _ = rows[-1]
+    attrs = attribute_sets(spec, key)[0].values
+    if getattr(spec, "choice", None) is not None:  # a string attribute picks the formula
+        spec, attrs = spec.resolve(attrs, key)
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.integers(0, 2 ** 32, 3000, dtype=np.uint64).astype(np.uint32).view(np.float32),
+                        rng.uniform(-8, 8, 3000).astype(np.float32),
+                        np.array([0, -0.0, 1e-45, -1e-45, np.inf, -np.inf, np.nan, 3.4e38], dtype=np.float32)])
+    inputs = {spec.inputs[0].name: x}
+    for t in spec.inputs[1:]:
+        inputs[t.name] = rng.permutation(x)
+    y = golden(spec, inputs, attrs, dtype, key).y
+    tiers = _same_element_verdicts(spec, key, dtype, inputs, attrs, y, y.copy(), f"{op} correct")
+    assert tiers[0] > 0.9 * x.size
+    wrong = _wrong(y, inputs, spec, attrs, op)
+    tiers += _same_element_verdicts(spec, key, dtype, inputs, attrs, y, wrong, f"{op} wrong")
+    assert tiers[0] > 0 and tiers[2] > 0, tiers  # golden-equal and judged elements occurred
+    with np.errstate(all="ignore"):  # and naive-equal ones, where the naive evaluation is not golden
+        naive = np.broadcast_to(evaluate(spec.formula_for(key), {**inputs, **attrs}, dtype=np.float32), y.shape)
+    if ((naive == wrong) & (naive != y) & (naive != 0) & np.isfinite(naive)).any():
+        assert tiers[1] > 0, tiers
+
+
 def test_an_infinite_input_is_judged_by_the_special_value_rules_even_where_the_naive_evaluation_agrees():
     """Selu at x = -inf in bfloat16: the spec accepts the formula's or the limit's value, -gamma * alpha
     rounded once (-1.7578125); the formula evaluated naively in bfloat16 gives -1.75, which the fast

@@ -253,6 +253,22 @@ def test_progress_lines_when_not_a_tty():
     assert buf.getvalue().startswith("[########################] 100.0%") and "ETA" in buf.getvalue()
 
 
+def test_error_histogram_bins_read_off_the_bits_match_log2():
+    """The summary's histogram (bits arithmetic) puts every error where ceil(log2(error)) says."""
+    from collections import Counter
+
+    from specgen.sweep.summary import _hist_counts, _hist_key
+
+    rng = np.random.default_rng(4)
+    e = np.abs(rng.standard_normal(4000) * 10.0 ** rng.uniform(-320, 308, 4000))
+    edges = [0.0, 5e-324, 2.0 ** -13, 2.0 ** -12, 0.5, 1.0, 1.5, 2.0, 3.0, 2.0 ** 64, 2.0 ** 65, 1e308,
+             np.inf, np.nan, -np.nan]
+    with np.errstate(invalid="ignore"):
+        e = np.concatenate([e, edges, np.array([np.inf]) - np.inf])  # a NaN with its sign bit set
+    got = _hist_counts(e)
+    assert got == dict(Counter(_hist_key(float(v)) for v in e)) and sum(got.values()) == e.size
+
+
 def test_a_string_attribute_picks_the_formula_of_a_sweep():
     """GELU approximate=tanh: the sweep judges against the tanh form and records the value; a value
     the standard does not have, or a word for a numeric attribute, is a usage error (exit 2)."""

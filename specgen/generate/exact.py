@@ -1,6 +1,9 @@
 """Golden values: the formula at exact inputs and float32 attributes, rounded once to the output dtype.
 
-Three tiers, every element ends up correctly rounded:
+Every element ends up correctly rounded, each by the cheapest tier that proves it:
+0. **plain float64 with a running error bound** (specgen.generate.fast64) for the rational
+   formulas: numpy's own evaluation plus a few operations per node for the bound, in cache-sized
+   blocks; what it cannot prove goes to tier 1.
 1. **float64 with a proven error bound.** Rational formulas (+ - * /, min, max, abs, where, clamp,
    comparisons) are evaluated in float64 while a rigorous bound on |float64 value - exact value|
    is carried per element: TwoSum and Dekker's TwoProduct give the exact rounding error of each
@@ -39,6 +42,7 @@ from specgen.errors import Problem, SpecError
 from specgen.formula.breakpoints import _RATIONAL_CALLS, NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
+from specgen.generate import fast64
 from specgen.numerics import libm
 from specgen.numerics.eft import two_prod_err, two_sum_err
 from specgen.numerics import ziv
@@ -556,6 +560,55 @@ def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
         return float(r) if q is None else q  # float(r) of a huge/tiny value is +-inf/0
 
 
+# ----------------------------------------------------------------------------- tier 0 plumbing
+
+def _blocks(size: int):
+    """[a, b) blocks of at most fast64.BLOCK elements: numpy temporaries that stay in cache."""
+    return ((a, min(a + fast64.BLOCK, size)) for a in range(0, size, fast64.BLOCK))
+
+
+def _finite_or_zero(a: np.ndarray, finite: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):  # ml_dtypes warns casting a bfloat16 NaN
+        v = a.astype(np.float64)
+    return v if finite.all() else np.where(finite, v, 0.0)
+
+
+def _accept_tier0(v, e, bad, dtype: str):
+    """(accepted mask, rounded values) of a tier-0 block, for an output narrower than float64: both
+    ends of [v - e, v + e] round alike (a zero result with a nonzero bound is left to tier 1: its
+    sign is in doubt)."""
+    with np.errstate(all="ignore"):
+        r = round_float64(v, dtype)
+        ok = np.isfinite(v) & ~bad
+        if isinstance(e, float) and e == 0.0:
+            return ok, r
+        # widened by 2^-51 |v|, more than the rounding of v -+ w: both ends lie outside [v - e, v + e]
+        # (where w > |v| the ends have opposite signs or are zeros, and are not accepted)
+        w = e * fast64.INFLATE + np.abs(v) * 2.0 ** -51
+        r_lo, r_hi = round_float64(v - w, dtype), round_float64(v + w, dtype)
+        ok &= (r_lo == r_hi) & np.isfinite(w) & ((r != 0) | (e == 0))
+    return ok, r
+
+
+class _Float64Inputs(Mapping):
+    """The inputs as float64 arrays, each converted on first use (tier 0 converts block by block)."""
+
+    def __init__(self, flat: Mapping[str, np.ndarray]):
+        self.flat, self.cache = flat, {}
+
+    def __getitem__(self, k):
+        if k not in self.cache:
+            with np.errstate(all="ignore"):  # ml_dtypes warns casting a bfloat16 NaN
+                self.cache[k] = self.flat[k].astype(np.float64)
+        return self.cache[k]
+
+    def __iter__(self):
+        return iter(self.flat)
+
+    def __len__(self):
+        return len(self.flat)
+
+
 # ----------------------------------------------------------------------------- the public entry
 
 _ZIV_MEMO: dict = {}
@@ -583,6 +636,7 @@ class Golden:
     exact: int  # elements settled by tiers 2/3
     special: int  # non-finite inputs (special-value outcomes)
     overflow: np.ndarray  # integer outputs out of range (saturated; integer_overflow is a spec question)
+    tier0: int = 0  # of proven_float64: settled by tier 0 (specgen.generate.fast64)
 
 
 def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, float], out_dtype: str,
@@ -607,17 +661,16 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     if mode == "formula":
         mode = "toward_zero"
 
-    env64: dict[str, np.ndarray] = {}
+    env64 = _Float64Inputs(flat)  # float64 copies, made only if a later tier needs them
     finite = np.ones(size, dtype=bool)
     big = np.zeros(size, dtype=bool)
     for k, a in flat.items():
-        with np.errstate(all="ignore"):  # ml_dtypes warns casting a bfloat16 NaN
-            v = a.astype(np.float64)
-        if dt.by_numpy(a.dtype).is_float:
-            finite &= np.isfinite(v)
-        else:
-            big |= np.abs(v) >= 2.0 ** 53
-        env64[k] = v
+        kind = dt.by_numpy(a.dtype)
+        if kind.is_float:
+            with np.errstate(all="ignore"):  # ml_dtypes warns on a bfloat16 NaN
+                finite &= np.isfinite(a)
+        elif kind.bits > 53:
+            big |= np.abs(env64[k]) >= 2.0 ** 53
     attrs64 = {k: float(v) for k, v in attributes.items()}
 
     done = np.zeros(size, dtype=bool)
@@ -631,23 +684,42 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             raise _formula_error(spec, node, str(exc)) from None
     out_float = np.zeros(size, dtype=out_kind.numpy) if out_kind.is_float else None
     enode = rewrite(node) if transcendental else node  # what the enclosures evaluate
+    ok = np.zeros(size, dtype=bool)
+    tier0 = 0
+    r = np.zeros(size)  # integer outputs: the proven values, float64-held
     if rational or transcendental:
-        zeros = np.zeros(size)
-        env = {k: _Iv(np.where(finite, v, 0.0), zeros, big) for k, v in env64.items()}
-        env.update({k: _Iv(np.full(size, v), zeros, np.zeros(size, dtype=bool)) for k, v in attrs64.items()})
-        with np.errstate(all="ignore"):
-            iv = _Interval(env, size).eval(enode)
-        if out_kind.is_float:
-            r, ok = _accept_float(iv, out_dtype)
-            ok &= finite
-            out_float = round_float64(np.where(ok, r, 0.0), out_dtype)
-        else:
-            r, ok = _accept_int(iv, out_dtype, mode)
-            ok &= finite
+        todo = None  # every finite element
+        if rational and out_dtype != "float64" and fast64.supported(node):  # tier 0 first: plain float64,
+            # running bound (float64 outputs: it proves only exact values, which tier 1 proves as cheaply)
+            in_dtypes = {k: dt.by_numpy(a.dtype).name for k, a in flat.items()}
+            for a, b in _blocks(size):
+                blk = {k: _finite_or_zero(v[a:b], finite[a:b]) for k, v in flat.items()}
+                v, e, undecided = fast64.evaluate(node, blk, in_dtypes, attrs64)
+                bad = big[a:b] | undecided | ~finite[a:b]
+                if out_kind.is_float:
+                    ok[a:b], out_float[a:b] = _accept_tier0(v, e, bad, out_dtype)
+                else:
+                    r[a:b], ok[a:b] = _accept_int(_Iv(*np.broadcast_arrays(v, e, bad)), out_dtype, mode)
+            tier0 = int(ok.sum())
+            todo = np.flatnonzero(finite & ~ok)
+        todo = np.flatnonzero(finite) if todo is None else todo
+        for a, b in _blocks(len(todo)):  # tier 1 on what tier 0 did not prove
+            sub = todo[a:b]
+            m = len(sub)
+            zeros = np.zeros(m)
+            env = {k: _Iv(env64[k][sub], zeros, big[sub]) for k in flat}
+            env.update({k: _Iv(np.full(m, v), zeros, np.zeros(m, dtype=bool)) for k, v in attrs64.items()})
+            with np.errstate(all="ignore"):
+                iv = _Interval(env, m).eval(enode)
+            if out_kind.is_float:
+                r1, ok1 = _accept_float(iv, out_dtype)
+                out_float[sub[ok1]] = round_float64(r1[ok1], out_dtype)
+            else:
+                r1, ok1 = _accept_int(iv, out_dtype, mode)
+                r[sub[ok1]] = r1[ok1]
+            ok[sub[ok1]] = True
         proven = int(ok.sum())
         done |= ok
-    else:
-        ok = np.zeros(size, dtype=bool)
 
     if transcendental:  # second pass in long double on what float64 left undecided, then Ziv in mpmath
         todo = np.flatnonzero(~done & finite)
@@ -698,7 +770,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     exact_vals = []
     overflow = np.zeros(size, dtype=bool)
     for i in rest:
-        q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else env64[k][i])
+        q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else float(flat[k][i]))
                                   for k in names}, **attrs64})
         if isinstance(q, float):  # nan/inf from mpmath
             exact_vals.append(q)
@@ -721,9 +793,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
 
     target = out_kind.numpy
     if out_kind.is_float:
-        y = np.zeros(size, dtype=target)
-        if ok.any():
-            y[ok] = out_float[ok]
+        y = out_float  # every element is proven (ok), special or in rest
         if len(rest):
             y[rest] = round_float64(np.array(exact_vals, dtype=np.float64), out_dtype)
         if len(special_idx):
@@ -735,7 +805,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                 np.array([int(t) for t in r[ok]], dtype=object).astype(target)
         if len(rest):
             y[rest] = np.array(exact_vals, dtype=object).astype(target)
-    return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape))
+    return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape), tier0)
 
 
 def special_categories(inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -206,6 +206,97 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
     return result
 
 
+# ----------------------------------------------------------------------------- per element
+
+# how an element was judged (Verdicts.tier)
+GOLDEN_EQUAL, NAIVE_EQUAL, JUDGED = 1, 2, 3
+
+
+@dataclass
+class Verdicts:
+    """compare's judgement element by element (``judge_elements``), flat arrays."""
+
+    kind: np.ndarray  # int8: OK_CODE, or CODE[kind] of the failure
+    error: np.ndarray  # float64: |actual - reference| in ULPs of the dtype (0 at non-finite inputs that pass)
+    bound: np.ndarray  # float64: the accepted error in ULPs; NaN where a fast tier accepted the element
+    tier: np.ndarray  # uint8: GOLDEN_EQUAL, NAIVE_EQUAL or JUDGED
+    notes: list[str]
+
+
+def judge_elements(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
+                   attributes: Mapping[str, float], expected, actual, *, bounds: bool = False) -> Verdicts:
+    """The verdict of every element, as ``compare`` would give it (the same rules, the same failure
+    kinds), for callers that need more than the aggregate: sweeps, per-element reports. Inputs,
+    ``expected`` and ``actual`` are arrays of one shape (flattened here) and the right dtypes.
+
+    Fast tiers, cheapest first: a result bit-identical to the golden value (finite inputs) passes;
+    so does a finite nonzero result bit-identical to a naive evaluation in an allowed compute type
+    (``naive_evaluation_mask``); only the rest runs the full judgement. The error of the fast-tier
+    elements is computed (``error_ulps``), their bound is not (NaN) unless ``bounds`` asks for it,
+    which judges every element in full (use it on the few elements a report shows). The work runs in
+    blocks of ``BLOCK`` elements; ``notes`` are those of every block (counts per block)."""
+    expected = np.asarray(expected).reshape(-1)
+    actual = np.asarray(actual).reshape(-1)
+    if getattr(spec, "choice", None) and spec.choice_value(attributes, standard_key) is not None:
+        spec, attributes = spec.resolve(attributes, standard_key)  # a string attribute picks the formula
+    attrs = resolve_attributes(spec, standard_key, attributes, case_dtype)
+    context = _context(spec, attrs, case_dtype, expected.shape)
+    tol = spec.tolerance.get(case_dtype)
+    metric = tol.metric if tol else ("model" if U.is_float(case_dtype) else "exact")
+    arrays = {t.name: np.broadcast_to(np.asarray(inputs[t.name]).reshape(-1), expected.shape) for t in spec.inputs}
+    args = (spec, standard_key, case_dtype, tol, metric)
+    n = expected.shape[0]
+    tier = np.full(n, JUDGED, dtype=np.uint8)
+    if U.is_float(case_dtype) and not bounds:
+        same = golden_equal_mask(expected, actual, arrays)
+        tier[same] = GOLDEN_EQUAL
+        rest = np.flatnonzero(~same)
+        if rest.size:
+            naive = naive_evaluation_mask(args, {k: v[rest] for k, v in arrays.items()}, attrs, actual[rest])
+            tier[rest[naive]] = NAIVE_EQUAL
+    idx = np.flatnonzero(tier == JUDGED)
+    kind = np.zeros(n, dtype=np.int8)
+    bound = np.full(n, np.nan)
+    error = np.zeros(n)
+    notes: list[str] = []
+    judge = _FloatJudge if U.is_float(case_dtype) else _IntJudge
+    for a, b in _blocks(n):  # cache-sized blocks: numpy on large temporaries is bound by memory traffic
+        if idx.size < n:
+            error[a:b] = error_ulps(spec, standard_key, case_dtype, {k: v[a:b] for k, v in arrays.items()}, attrs,
+                                    actual[a:b])
+    for a, b in _blocks(idx.size):
+        i = idx[a:b]
+        j = judge(*args, {k: v[i] for k, v in arrays.items()}, attrs, expected[i], actual[i], context)
+        j.run()
+        kind[i], error[i], bound[i] = j.kind, j.error, j.bound
+        notes += [t for t in j.notes if t not in notes]
+    return Verdicts(kind, error, bound, tier, notes)
+
+
+BLOCK = 1 << 14
+
+
+def _blocks(size: int):
+    return ((a, min(a + BLOCK, size)) for a in range(0, size, BLOCK))
+
+
+def error_ulps(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, np.ndarray],
+               attributes: Mapping[str, float], actual: np.ndarray) -> np.ndarray:
+    """compare's error measure per element: |actual - reference| / ulp(reference) in ULPs of the
+    dtype, the reference being the standard's formula in float64 at the inputs; 0 where an input is
+    not finite (those elements are judged by the special-value rules)."""
+    f = U.fmt(case_dtype)
+    with np.errstate(all="ignore"):
+        x = {k: np.asarray(v).astype(np.float64) for k, v in inputs.items()}
+        finite = np.ones(np.shape(actual), dtype=bool)
+        for v in x.values():
+            finite &= np.isfinite(v)
+        env = {**{k: np.where(finite, v, 0.0) for k, v in x.items()}, **attributes}
+        ref = np.broadcast_to(np.asarray(evaluate(spec.formula_for(standard_key), env), dtype=np.float64), np.shape(actual))
+        err = np.abs(actual.astype(np.float64) - ref) / U.ulp(ref, f)
+    return np.where(finite, err, 0.0)
+
+
 def _int_judge_differing(args, arrays, attrs, expected, actual, context) -> Comparison:
     """The integer judgement run only on the elements that differ from the golden value (which the
     full judgement always accepts): the same verdicts element by element, without rounding every
@@ -279,11 +370,7 @@ def _largest_error(args, inputs, attrs, expected, actual, flat_index, shape):
     """The element of largest error (ULPs of the reference's binade, against the formula in float64)
     among elements accepted without the model; its bound is not computed (NaN)."""
     spec, standard, dtype = args[0], args[1], args[2]
-    f = U.fmt(dtype)
-    with np.errstate(all="ignore"):
-        env = {**{k: v.astype(np.float64) for k, v in inputs.items()}, **attrs}
-        ref = np.broadcast_to(np.asarray(evaluate(spec.formula_for(standard), env), dtype=np.float64), actual.shape)
-        err = np.abs(actual.astype(np.float64) - ref) / U.ulp(ref, f)
+    err = error_ulps(spec, standard, dtype, inputs, attrs, actual)  # finite inputs (golden/naive-equal)
     err = np.where(np.isfinite(err), err, -1.0)
     i = int(np.argmax(err))
     index = tuple(int(j) for j in np.unravel_index(int(flat_index[i]), shape))

@@ -61,6 +61,11 @@ def ulp(r, dtype) -> np.ndarray:
     """Spacing of ``dtype`` in the binade of ``|r|`` (float64 array); subnormal spacing below the
     normal range and at zero; inf for infinite or NaN ``r``."""
     f = fmt(dtype)
+    if f.emin - f.precision + 1 >= -1022:  # every spacing is a normal float64: build it from the bits
+        a = np.asarray(r, dtype=np.float64)
+        e = (np.array(a, copy=not a.flags.c_contiguous).view(np.uint64) >> np.uint64(52)) & np.uint64(0x7FF)
+        biased = np.maximum(e, np.uint64(f.emin + 1023)) - np.uint64(f.precision - 1)
+        return np.where(e == 0x7FF, np.inf, (biased << np.uint64(52)).view(np.float64))
     a = np.abs(np.asarray(r, dtype=np.float64))
     with np.errstate(all="ignore"):
         _, e = np.frexp(a)  # a = m * 2**e, m in [0.5, 1)

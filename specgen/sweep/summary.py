@@ -171,10 +171,13 @@ class Summary:
         hi = lo + n - 1
         s = cls(sweep)
         fail = kind != PASS
-        counts = np.bincount(kind, minlength=len(KINDS))
-        s.counts = {KINDS[i]: int(c) for i, c in enumerate(counts) if c}
+        any_fail = bool(fail.any())
+        if any_fail:
+            counts = np.bincount(kind, minlength=len(KINDS))
+            s.counts = {KINDS[i]: int(c) for i, c in enumerate(counts) if c}
+        else:
+            s.counts = {KINDS[PASS]: n} if n else {}
         u = np.dtype(f"uint{nbits}")
-        b64 = bits.astype(np.uint64)
         act_bits = actual.view(u) if actual is not None else np.zeros(n, dtype=u)
         exp_bits = expected.view(u)
 
@@ -185,7 +188,7 @@ class Summary:
                           float(error[i]), None if math.isnan(b) else b, KINDS[k])
 
         # runs of failing indices
-        if fail.any():
+        if any_fail:
             d = np.diff(np.concatenate(([0], fail.view(np.int8), [0])))
             starts = np.flatnonzero(d == 1)
             ends = np.flatnonzero(d == -1) - 1
@@ -198,29 +201,24 @@ class Summary:
             lead = tail = None
         s.segments = [Segment(lo, hi, lead, tail)]
 
-        # error histograms: the bin is ceil(log2(error)), read off the float64 bits (exponent, and
-        # whether the significand is more than 1): the same as np.ceil(np.log2(error)), cheaper
-        v = np.ascontiguousarray(error, dtype=np.float64).view(np.int64)
-        ebits = (v >> 52) & 0x7FF
-        k = ebits - 1023 + ((v & 0xFFFFFFFFFFFFF) != 0)
-        keys = np.clip(k, HIST_MIN, HIST_MAX) - (HIST_MIN - 1)
-        keys[v == 0] = 0
-        keys[ebits == 0x7FF] = np.where(k[ebits == 0x7FF] > 1024, HIST_MAX - HIST_MIN + 3, HIST_MAX - HIST_MIN + 2)
-        labels = ["zero"] + [str(k) for k in range(HIST_MIN, HIST_MAX + 1)] + ["inf", "nan"]
-        for target, mask in ((s.hist, None), (s.hist_fail, fail)):
-            c = np.bincount(keys if mask is None else keys[mask], minlength=len(labels))
-            for i in np.flatnonzero(c):
-                target[labels[i]] = int(c[i])
+        # error histograms: power-of-two bins of the error
+        error = np.ascontiguousarray(error, dtype=np.float64)
+        s.hist = _hist_counts(error)
+        if any_fail:
+            s.hist_fail = _hist_counts(error[fail])
 
         # worst error per binade
-        binade = (b64 >> np.uint64(mant)).astype(np.int64)
-        score = np.where(np.isnan(error), -1.0, error)
+        binade = bits >> mant
+        finite = np.isfinite(error)
+        all_finite = bool(finite.all())
+        finite_err = error if all_finite else np.where(finite, error, -1.0)
+        score = error if all_finite else np.where(np.isnan(error), -1.0, error)
         need_bound = []
         for i in _argmax_groups(binade, score):
             r = rec(int(i))
             s.worst[_binade_name(int(binade[i]), nbits - 1 - mant)] = r
             need_bound.append(r)
-        if fail.any():
+        if any_fail:
             fi = np.flatnonzero(fail)
             sev = np.array([FAIL_SEVERITY[k] for k in range(len(KINDS))])[kind[fi]]
             with np.errstate(invalid="ignore"):
@@ -247,11 +245,13 @@ class Summary:
                                        kind[edge], nbits)
 
         # profile bins
-        pkey = (b64 >> np.uint64(profile_shift)).astype(np.int64)
-        finite_err = np.where(np.isfinite(error), error, -1.0)
+        pkey = bits >> profile_shift
         order, starts, keys = _groups(pkey)
         mx = np.maximum.reduceat(finite_err[order], starts) if starts.size else []
-        nf = np.add.reduceat(fail[order].astype(np.int64), starts) if starts.size else []
+        if any_fail and starts.size:
+            nf = np.add.reduceat(fail[order].astype(np.int64), starts)
+        else:
+            nf = np.zeros(starts.size, dtype=np.int64)
         cnt = np.diff(np.append(starts, n))
         for k, m, f, c in zip(keys, mx, nf, cnt):
             s.profile[str(int(k))] = [float(m), int(f), int(c)]
@@ -402,6 +402,30 @@ def _argmax_groups(key: np.ndarray, score: np.ndarray) -> list[int]:
     first = at_max[np.searchsorted(at_max, starts)]
     idx = first if isinstance(order, slice) else order[first]  # a stable sort keeps ties in index order
     return [int(i) for i in idx]
+
+
+_MANT = np.uint64(0xFFFFFFFFFFFFF)
+_INF_BITS = np.uint64(0x7FF0000000000000)
+_HIST_LABELS = ["zero"] + [str(k) for k in range(HIST_MIN, HIST_MAX + 1)] + ["inf", "nan"]
+# float64 biased exponent e of ceil(log2(error)) + 1023 (1..2047) -> its clipped bin (1 .. HIST_MAX - HIST_MIN + 1)
+_EXP_BIN = np.clip(np.arange(1, 2048) - 1023, HIST_MIN, HIST_MAX) - (HIST_MIN - 1)
+
+
+def _hist_counts(error: np.ndarray) -> dict[str, int]:
+    """Elements per error bin, the bin being ceil(log2(error)) clipped to [HIST_MIN, HIST_MAX]
+    (``_hist_key``), read off the float64 bits: adding an all-ones significand to the magnitude's
+    bits carries into the exponent exactly when the significand is not zero, so the exponent
+    field of the sum is ceil(log2(error)) + 1023; 0 for a zero, 2047 for inf (and for finite
+    errors beyond 2^1023), more for NaN."""
+    mag = error.view(np.uint64) & np.uint64(0x7FFFFFFFFFFFFFFF)
+    c = np.bincount(((mag + _MANT) >> np.uint64(52)).view(np.int64), minlength=4096)
+    bins = np.zeros(len(_HIST_LABELS), dtype=np.int64)
+    bins[0] = c[0]
+    inf = int(np.count_nonzero(mag == _INF_BITS)) if c[2047] else 0
+    c[2047] -= inf
+    bins[:-2] += np.bincount(_EXP_BIN, weights=c[1:2048], minlength=len(_HIST_LABELS) - 2).astype(np.int64)
+    bins[-2], bins[-1] = inf, c[2048:].sum()
+    return {_HIST_LABELS[i]: int(bins[i]) for i in np.flatnonzero(bins)}
 
 
 def _add(a: dict, b: dict) -> dict:

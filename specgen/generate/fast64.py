@@ -1,0 +1,311 @@
+"""Golden values, tier 0: the formula in plain float64 with a running error bound.
+
+The cheapest proof of a correctly rounded value (specgen.generate.exact's tier 1 is the next one).
+A rational formula (+ - * /, min, max, clamp, abs, sign, where, comparisons) is evaluated in
+float64 operation by operation, as numpy would, while a rigorous bound ``e`` on |value - exact
+value| rides along, built from the standard model of IEEE arithmetic instead of error-free
+transformations: ``|fl(a op b) - (a op b)| <= u |fl(a op b)| (1 + u) + eta`` with u = 2^-53 and
+eta the smallest subnormal (none for + and -, whose rounding error is 0 in the subnormal range),
+plus the operands' own errors propagated (|a| e_b + |b| e_a + e_a e_b for a product;
+(e_a + |a/b| e_b) / (|b| - e_b) for a quotient; the larger of the two for min/max, the chosen
+operand's where the order is certain beyond the bounds). Every bound is inflated by 1 + 2^-49,
+which covers the rounding of the bound's own few operations.
+
+A value whose error bound is statically zero costs nothing extra: a static analysis of the formula
+(``_Grid``: each value is a multiple of 2^q below 2^top with at most w significant bits, from the
+input dtypes and the attribute values) proves, for instance, that a product of two float32 values
+or a sum of two float16 values is exact in float64, so its bound is the scalar 0.
+
+``evaluate`` returns the value, the bound and the elements whose comparisons the bounds leave
+undecided; ``specgen.generate.exact`` accepts an element when both ends of [v - e, v + e] (widened
+to cover their own rounding) round to the same output value, every comparison is decided, and it
+is not a zero of doubtful sign; what this tier cannot prove (a result within e of a rounding
+boundary, exact ties, overflow) goes to tier 1. golden() calls it on blocks of ``BLOCK`` elements
+so that every temporary stays in cache: on large arrays numpy is bound by memory traffic and page
+faults, not arithmetic (a 2^22-element product costs ~8 ns per element, a 2^14 one under 1 ns).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from specgen import dtypes as dt
+from specgen.formula import nodes as n
+
+BLOCK = 1 << 14
+U = 2.0 ** -53
+ETA = 4 * 2.0 ** -1074  # underflow of a product or quotient and of the bound's own terms
+INFLATE = 1.0 + 2.0 ** -49
+UI = U * INFLATE * (1.0 + 2.0 ** -52)  # u (1 + u), inflated
+_FUNCS = {"abs", "min", "max", "clamp", "sign", "where"}
+
+
+class Unsupported(Exception):
+    """The formula has a node this tier does not evaluate (transcendental calls, constants)."""
+
+
+# ----------------------------------------------------------------------------- static exactness
+
+@dataclass(frozen=True)
+class _Grid:
+    """Every value of a node is M * 2^k with integer |M| < 2^w, k >= q, |value| < 2^top (or 0)."""
+
+    w: int
+    q: int
+    top: int
+
+    @property
+    def exact64(self) -> bool:
+        return self.w <= 53 and self.q >= -1074 and self.top <= 1024
+
+
+_ZERO = _Grid(0, 1 << 20, -(1 << 20))
+
+
+@lru_cache(maxsize=1024)
+def _grid_of_value(v: float) -> _Grid:
+    if v == 0:
+        return _ZERO
+    f = Fraction(v)
+    m, k = abs(f.numerator), -(f.denominator.bit_length() - 1)
+    while m % 2 == 0:
+        m //= 2
+        k += 1
+    return _Grid(m.bit_length(), k, k + m.bit_length())
+
+
+def grid_of_dtype(name: str) -> _Grid | None:
+    d = dt.get(name)
+    if d.is_float:
+        return _Grid(d.precision, d.emin - d.precision + 1, d.emax + 1)
+    return _Grid(d.bits, 0, d.bits) if d.bits <= 32 else None
+
+
+def _sum_grid(a: _Grid, b: _Grid) -> _Grid:
+    if a == _ZERO or b == _ZERO:
+        return b if a == _ZERO else a
+    q, top = min(a.q, b.q), max(a.top, b.top) + 1
+    return _Grid(top - q, q, top)
+
+
+def _prod_grid(a: _Grid, b: _Grid) -> _Grid:
+    if a == _ZERO or b == _ZERO:
+        return _ZERO
+    return _Grid(a.w + b.w, a.q + b.q, a.top + b.top)
+
+
+def _either_grid(a: _Grid, b: _Grid) -> _Grid:
+    if a == _ZERO or b == _ZERO:
+        return b if a == _ZERO else a
+    return _Grid(max(a.w, b.w), min(a.q, b.q), max(a.top, b.top))
+
+
+# ----------------------------------------------------------------------------- the evaluation
+
+@dataclass
+class _V:
+    v: np.ndarray | float
+    e: np.ndarray | float  # bound on |v - exact|; the scalar 0.0 where statically exact
+    grid: _Grid | None  # static exactness (None: not known exact)
+
+
+@lru_cache(maxsize=256)
+def supported(node) -> bool:
+    """Whether this tier evaluates the formula: every node one it knows, comparisons and logic only
+    as conditions of where() (elsewhere tier 1 gives the usual error)."""
+    return _value_ok(node)
+
+
+def _value_ok(node) -> bool:
+    if isinstance(node, (n.Num, n.Var)):
+        return True
+    if isinstance(node, n.Unary):
+        return _value_ok(node.operand)
+    if isinstance(node, n.Binary):
+        return _value_ok(node.left) and _value_ok(node.right)
+    if isinstance(node, n.Call) and node.func in _FUNCS:
+        if node.func == "where":
+            return len(node.args) == 3 and _cond_ok(node.args[0]) and _value_ok(node.args[1]) and _value_ok(node.args[2])
+        return all(_value_ok(a) for a in node.args)
+    return False
+
+
+def _cond_ok(node) -> bool:
+    if isinstance(node, n.Compare):
+        return _value_ok(node.left) and _value_ok(node.right)
+    if isinstance(node, n.Logical):
+        return all(_cond_ok(o) for o in node.operands)
+    if isinstance(node, n.Not):
+        return _cond_ok(node.operand)
+    return False
+
+
+class _Eval:
+    def __init__(self, env: dict[str, _V]):
+        self.env = env
+        self.undecided: np.ndarray | bool = False
+        self._memo: dict[int, tuple] = {}
+
+    def eval(self, node) -> _V:
+        key = id(node)
+        if key not in self._memo:
+            self._memo[key] = (node, self._eval(node))
+        return self._memo[key][1]
+
+    def _eval(self, node) -> _V:
+        if isinstance(node, n.Num):
+            return _literal(node.text)
+        if isinstance(node, n.Var):
+            return self.env[node.name]
+        if isinstance(node, n.Unary):
+            a = self.eval(node.operand)
+            return _V(-a.v, a.e, a.grid) if node.op == "-" else a
+        if isinstance(node, n.Binary):
+            return self.binary(node.op, self.eval(node.left), self.eval(node.right))
+        if isinstance(node, n.Call):
+            return self.call(node)
+        raise Unsupported(type(node).__name__)
+
+    def binary(self, op: str, a: _V, b: _V) -> _V:
+        exact = a.grid is not None and b.grid is not None
+        if op in "+-":
+            v = a.v + b.v if op == "+" else a.v - b.v
+            grid = _sum_grid(a.grid, b.grid) if exact else None
+            if grid is not None and grid.exact64:
+                return _V(v, 0.0, grid)
+            return _V(v, _total(np.abs(v) * (U * INFLATE), a.e, b.e), None)
+        if op == "*":
+            v = a.v * b.v
+            grid = _prod_grid(a.grid, b.grid) if exact else None
+            if grid is not None and grid.exact64:
+                return _V(v, 0.0, grid)
+            terms = [np.abs(v) * (UI * INFLATE) + ETA]
+            if not _zero(b.e):
+                terms.append(np.abs(a.v) * b.e)
+            if not _zero(a.e):
+                terms.append(np.abs(b.v) * a.e)
+            if not (_zero(a.e) or _zero(b.e)):
+                terms.append(a.e * b.e)
+            e = _total(*terms)
+            # an exact zero operand makes the product exactly zero (its sign is IEEE's: no bound)
+            zero = ((a.v == 0) & (a.e == 0)) | ((b.v == 0) & (b.e == 0))
+            return _V(v, np.where(zero, 0.0, e), None)
+        # division: never statically exact
+        v = a.v / b.v
+        terms = [np.abs(v) * (UI * INFLATE) + ETA]
+        if _zero(a.e) and _zero(b.e):
+            bad = b.v == 0
+        else:  # |a'/b' - a/b| <= (e_a + |a/b| e_b) / (|b| - e_b); undecided unless |b| > 2 e_b
+            mb = np.abs(b.v)
+            den = (mb - b.e) * (1.0 - 2.0 ** -50)
+            num = a.e if _zero(b.e) else np.abs(v) * ((1.0 + 2.0 ** -50) * b.e) + a.e
+            terms.append(num / den)
+            bad = den <= mb * 0.5
+        self.undecided = self.undecided | bad
+        zero = (a.v == 0) & (a.e == 0)  # an exact zero numerator: exactly zero (b != 0, else undecided)
+        return _V(v, np.where(zero, 0.0, _total(*terms)), None)
+
+    def pick(self, a: _V, b: _V, larger: bool) -> _V:
+        """max (larger) or min. Where the order is certain beyond the bounds the result carries the
+        chosen operand's bound, elsewhere the larger of the two (max and min are 1-Lipschitz)."""
+        v = np.maximum(a.v, b.v) if larger else np.minimum(a.v, b.v)
+        if a.grid is not None and b.grid is not None:
+            return _V(v, 0.0, _either_grid(a.grid, b.grid))
+        if _zero(a.e) or _zero(b.e):  # one exact operand c (often a constant): the bound is the
+            c, o = (a, b) if _zero(a.e) else (b, a)  # other's, or 0 where c is certainly chosen
+            c_wins = (c.v - o.v if larger else o.v - c.v) > o.e * INFLATE
+            return _V(v, np.where(c_wins, 0.0, o.e), None)
+        certain = np.abs(a.v - b.v) > (a.e + b.e) * INFLATE
+        take_a = (a.v >= b.v) if larger else (a.v <= b.v)
+        return _V(v, np.where(certain, np.where(take_a, a.e, b.e), np.maximum(a.e, b.e)), None)
+
+    def decide(self, node):
+        """The condition's value; where the bounds do not decide it, ``self.undecided`` is set."""
+        if isinstance(node, n.Compare):
+            a, b = self.eval(node.left), self.eval(node.right)
+            res = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+                   "==": np.equal, "!=": np.not_equal}[node.op](a.v, b.v)
+            if not (_zero(a.e) and _zero(b.e)):
+                slack = a.e + b.e
+                with np.errstate(invalid="ignore"):
+                    diff = a.v - b.v
+                    decided = (slack == 0) | (np.abs(diff) > slack * INFLATE)
+                self.undecided = self.undecided | ~decided
+            return res
+        if isinstance(node, n.Logical):
+            parts = [self.decide(o) for o in node.operands]
+            combine = np.logical_and if node.op == "and" else np.logical_or
+            res = parts[0]
+            for r in parts[1:]:
+                res = combine(res, r)
+            return res
+        if isinstance(node, n.Not):
+            return np.logical_not(self.decide(node.operand))
+        raise Unsupported("condition")
+
+    def call(self, node) -> _V:
+        f, args = node.func, node.args
+        if f == "where":
+            c = self.decide(args[0])
+            a, b = self.eval(args[1]), self.eval(args[2])
+            e = 0.0 if _zero(a.e) and _zero(b.e) else np.where(c, a.e, b.e)
+            grid = _either_grid(a.grid, b.grid) if a.grid is not None and b.grid is not None else None
+            return _V(np.where(c, a.v, b.v), e, grid)
+        if f in ("min", "max"):
+            out = self.eval(args[0])
+            for a in args[1:]:
+                out = self.pick(out, self.eval(a), f == "max")
+            return out
+        if f == "clamp":
+            x, lo, hi = (self.eval(a) for a in args)
+            return self.pick(self.pick(x, lo, True), hi, False)
+        if f == "abs":
+            a = self.eval(args[0])
+            return _V(np.abs(a.v), a.e, a.grid)
+        if f == "sign":
+            a = self.eval(args[0])
+            if not _zero(a.e):
+                self.undecided = self.undecided | (np.abs(a.v) <= a.e)
+            return _V(np.sign(a.v), 0.0, _Grid(1, 0, 1))
+        raise Unsupported(f)
+
+
+@lru_cache(maxsize=1024)
+def _literal(text: str) -> _V:
+    value, exact = float(text), Fraction(text)
+    if Fraction(value) == exact:
+        return _V(value, 0.0, _grid_of_value(value))
+    # a literal not exact in float64: its own rounding, doubled for safety
+    return _V(value, abs(float(Fraction(value) - exact)) * 2 or 2.0 ** -1074, None)
+
+
+def _zero(e) -> bool:
+    return isinstance(e, float) and e == 0.0
+
+
+def _total(first, *rest):
+    """The sum of nonnegative bound terms (the scalar 0.0 ones skipped), inflated."""
+    out = first
+    for t in rest:
+        if not _zero(t):
+            out = out + t
+    return out * INFLATE
+
+
+def evaluate(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], attributes: dict[str, float]):
+    """(value, bound, undecided) of the formula on one block: float64 arrays (the bound may be the
+    scalar 0.0: exact everywhere) and a bool mask (or False). Inputs must be finite (callers put 0
+    where they are not) and exactly representable in float64."""
+    env = {}
+    for k, v in inputs.items():
+        env[k] = _V(v, 0.0, grid_of_dtype(input_dtypes[k]))
+    for k, v in attributes.items():
+        env[k] = _V(v, 0.0, _grid_of_value(v) if math.isfinite(v) else None)
+    ev = _Eval(env)
+    with np.errstate(all="ignore"):
+        out = ev.eval(node)
+    return out.v, out.e, ev.undecided

@@ -1,0 +1,190 @@
+"""Golden values' tier 0 (plain float64 with a running error bound, specgen.generate.fast64) gives the
+same bits as the exact path on every element: a sample of every formula tier 0 evaluates, every
+dtype its standards list, several attribute sets (ones that make exact ties), with the hard cases
+(breakpoints and their neighbours, results on rounding midpoints, cancellation, subnormals,
+zeros, the largest values, overflow) in."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from specgen import dtypes as dt
+from specgen.formula.breakpoints import analyse
+from specgen.generate import exact as E
+from specgen.generate import fast64
+from specgen.generate.corpus import attribute_sets
+from specgen.spec.loader import load_all
+
+SPECS = load_all()
+
+
+def _rows():
+    """(op, standard, dtype) for every distinct formula tier 0 evaluates and every dtype listed."""
+    out, seen = [], set()
+    for op, spec in sorted(SPECS.items()):
+        if getattr(spec, "choice", None) is not None:  # a string attribute picks the formula (GELU: erf or
+            continue  # tanh, transcendental either way)
+        for key, std in sorted(spec.standards.items()):
+            node = spec.formula_for(key)
+            if not fast64.supported(node):
+                continue
+            dtypes = sorted({d for v in std.versions for d in v.dtypes(spec.inputs[0].name)})
+            for d in dtypes:
+                if (op, repr(node), d) not in seen:
+                    seen.add((op, repr(node), d))
+                    out.append((op, key, d))
+    return out
+
+
+ROWS = _rows()
+
+
+def _attribute_sets(spec, key, dtype):
+    """The standard's defaults, then every attribute at 0.5, -0.5, 2^-p and 2^-(p+1) (p: the
+    output's precision): with those, x - b, a x + b land on exact rounding midpoints."""
+    base = attribute_sets(spec, key)[0].values
+    p = dt.get(dtype).precision or 24
+    sets = [base]
+    for v in (0.5, -0.5, 2.0 ** -p, 2.0 ** -(p + 1), 3.0 * 2.0 ** -(p + 1)):
+        sets.append({k: float(np.float32(v)) for k in base})
+    return sets if base else [base]
+
+
+def _values(dtype: str, node, name: str, attrs: dict, rng, n: int = 200) -> np.ndarray:
+    d = dt.get(dtype)
+    if not d.is_float:
+        lo, hi = d.int_range
+        edges = [v for v in (lo, lo + 1, -1, 0, 1, 2, 2 ** 53 + 1, hi - 1, hi) if lo <= v <= hi]
+        return np.concatenate([np.array(edges, dtype=d.numpy), rng.integers(lo, hi, n, endpoint=True, dtype=d.numpy)])
+    u = d.uint_view
+    bits = rng.integers(0, 2 ** d.bits, n, dtype=np.uint64).astype(u).view(d.numpy)
+    near = rng.uniform(-8, 8, n).astype(d.numpy)
+    tiny, sub, big = d.min_normal, d.min_subnormal, d.max_finite
+    special = [0.0, -0.0, sub, -sub, tiny, -tiny, tiny - sub, big, -big, 1.0, -1.0, np.inf, -np.inf, np.nan]
+    pow2 = [s * 2.0 ** k for k in range(-30, 31) for s in (1, -1)]  # x = 2^k: x a + b on a midpoint
+    try:
+        points = [float(b) for b in analyse(node, name, attrs).values()]
+    except Exception:  # noqa: BLE001 - no breakpoints for this formula
+        points = []
+    with np.errstate(over="ignore"):  # 2^30 is inf in float16
+        base = np.array([*special, *pow2, *points], dtype=np.float64).astype(d.numpy)
+    out = [bits, near, base]
+    for k in (1, 2):  # neighbours of the special points, breakpoints and powers of two
+        with np.errstate(all="ignore"):
+            out += [np.nextafter(base, np.array(np.inf, dtype=d.numpy)), np.nextafter(base, np.array(-np.inf, dtype=d.numpy))]
+        base = out[-1]
+    return np.concatenate([np.asarray(a, dtype=d.numpy) for a in out])
+
+
+def _exact_path(monkeypatch, spec, inputs, attrs, dtype, key):
+    """golden() with tiers 0 and 1 proving nothing: every finite element through exact rationals."""
+    with monkeypatch.context() as m:
+        m.setattr(fast64, "supported", lambda node: False)
+        m.setattr(E, "_accept_float", lambda iv, d: (np.zeros(np.shape(iv.v)), np.zeros(np.shape(iv.v), dtype=bool)))
+        m.setattr(E, "_accept_int", lambda iv, d, mode: (np.zeros(np.shape(iv.v)), np.zeros(np.shape(iv.v), dtype=bool)))
+        g = E.golden(spec, inputs, attrs, dtype, key)
+    assert g.proven_float64 == 0
+    return g.y
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return a.view(dt.by_numpy(a.dtype).uint_view) if dt.by_numpy(a.dtype).is_float else a
+
+
+@pytest.mark.parametrize("op,key,dtype", ROWS, ids=[f"{o}-{k}-{d}" for o, k, d in ROWS])
+def test_tier0_equals_the_exact_path_on_every_element(monkeypatch, op, key, dtype):
+    spec = SPECS[op]
+    node = spec.formula_for(key)
+    rng = np.random.default_rng(12)
+    names = [t.name for t in spec.inputs]
+    fast_total = total = 0
+    for attrs in _attribute_sets(spec, key, dtype):
+        x = _values(dtype, node, names[0], attrs, rng)
+        inputs = {names[0]: x}
+        for other in names[1:]:  # further inputs: the same kinds of values, shuffled
+            inputs[other] = rng.permutation(x)
+        g = E.golden(spec, inputs, attrs, dtype, key)
+        want = _exact_path(monkeypatch, spec, inputs, attrs, dtype, key)
+        same = _bits(g.y) == _bits(want)
+        if dt.get(dtype).is_float:
+            same |= np.isnan(g.y) & np.isnan(want)
+        bad = np.flatnonzero(~same)
+        assert not bad.size, (f"{op} {key} {dtype} {attrs}: tier 0 differs at {bad.size} elements, first x = "
+                              f"{[inputs[k][bad[0]] for k in names]}: {g.y[bad[0]]!r} vs exact {want[bad[0]]!r}")
+        fast_total += g.tier0
+        total += x.size - g.special
+    if dtype in ("float32", "float16", "bfloat16"):  # float64: only exact values; integers: in range
+        assert fast_total > 0.75 * total, f"tier 0 proved only {fast_total} of {total}"
+    _, e, _ = fast64.evaluate(node, {k: np.ones(2) for k in names}, {k: dtype for k in names}, attrs)
+    if dtype == "float32" and spec.attribute_names and not (isinstance(e, float) and e == 0):
+        assert fast_total < total  # the attribute sets make ties, which tier 0 leaves to the next tiers
+
+
+def test_tier0_matches_tier1_on_a_large_random_float32_sample(monkeypatch):
+    """2^16 random bit patterns per formula: tier 0 with tier 1 behind it, against tier 1 alone."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 2 ** 32, 1 << 16, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    for op, key, dtype in ROWS:
+        if dtype != "float32":
+            continue
+        spec = SPECS[op]
+        attrs = attribute_sets(spec, key)[0].values
+        inputs = {t.name: (x if i == 0 else rng.permutation(x)) for i, t in enumerate(spec.inputs)}
+        g = E.golden(spec, inputs, attrs, dtype, key)
+        with monkeypatch.context() as m:
+            m.setattr(fast64, "supported", lambda node: False)
+            want = E.golden(spec, inputs, attrs, dtype, key)
+        assert want.tier0 == 0 and g.tier0 > 0.9 * (x.size - g.special)
+        assert np.array_equal(g.y.view(np.uint32), want.y.view(np.uint32)) or \
+            np.array_equal(g.y, want.y, equal_nan=True), op
+
+
+SYNTHETIC = [  # formulas whose float64 evaluation loses far more than one rounding: the bound must see it
+    "(x + 1) - 1",
+    "(x * 3 + a) - x * 3",
+    "x / (1 + abs(x)) - x / (1 + abs(x)) * a",
+    "max(0.1, min((x - a) + a, 1 / 3)) - x",
+    "where((x + a) - a > 0.25, x * x - 0.0625, clamp(x, -a, a) * (x - 0.1))",
+    "sign(x - a) * (x + a) / (x - a)",
+    "where((x + a) - a > 0, 1 + x, x - 1)",  # a comparison the rounding flips
+    "max(0.5, (x + a) - x)",  # an order the rounding flips
+    "max((x + a) - x, 0.1 * a)",  # the same, both operands inexact
+    "1 / ((x + a) - x)",  # a denominator far from its exact value
+    "((x + a) - x) * x",  # an operand rounded to zero: not an exact zero
+    "((x + a) - x) / 3",
+]
+
+
+@pytest.mark.parametrize("text", SYNTHETIC)
+def test_tier0_accepts_only_correctly_rounded_values(text):
+    """Tier 0 alone against exact rationals, on formulas with cancellation and comparisons of
+    rounded values: every element it accepts is the once-rounded exact value."""
+    from fractions import Fraction
+
+    from specgen.formula.breakpoints import evaluate_exact
+    from specgen.formula.numpy_eval import evaluate as numpy_evaluate
+    from specgen.formula.parser import parse_formula
+    from specgen.numerics.ulp import round_fraction
+
+    node = parse_formula(text, ["x"], ["a"])
+    rng = np.random.default_rng(3)
+    pow2 = 2.0 ** np.arange(-80, 71)
+    x = np.concatenate([rng.uniform(-2, 2, 500), 2.0 ** rng.uniform(-80, 70, 400) * rng.choice([-1, 1], 400),
+                        pow2, -pow2, pow2 * (1 + 2.0 ** -23), pow2 * (1 - 2.0 ** -24)]).astype(np.float32)
+    accepted = 0
+    for a in (float(np.float32(0.3)), 2.0 ** -20, 1.0, 3.0):
+        v, e, undecided = fast64.evaluate(node, {"x": x.astype(np.float64)}, {"x": "float32"}, {"a": a})
+        ok, r = E._accept_tier0(v, e, np.broadcast_to(undecided, x.shape), "float32")
+        with np.errstate(all="ignore"):
+            ieee = np.broadcast_to(numpy_evaluate(node, {"x": x.astype(np.float64), "a": a}), x.shape)
+        accepted += int(ok.sum())
+        for i in np.flatnonzero(ok):
+            try:
+                q = evaluate_exact(node, {"x": Fraction(float(x[i])), "a": Fraction(a)})
+            except ZeroDivisionError:
+                raise AssertionError(f"{text}: accepted a division by zero at x = {x[i]!r}") from None
+            want = round_fraction(q, "float32")
+            assert float(r[i]) == want, f"{text}, a = {a}: x = {x[i]!r} gives {r[i]!r}, exact {want!r}"
+            if q == 0:  # an exact zero: the sign IEEE arithmetic gives it (the golden convention)
+                assert np.signbit(r[i]) == np.signbit(ieee[i]), f"{text}, a = {a}: x = {x[i]!r}: zero sign"
+    assert accepted > x.size  # of 4 x.size: most elements are proven
