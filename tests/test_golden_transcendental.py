@@ -3,6 +3,7 @@ by the float64/long double enclosures for all but a few elements, and bounded.""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from fractions import Fraction
 
 import mpmath
@@ -128,3 +129,24 @@ def test_the_mpmath_fallback_keeps_the_sign():
     from specgen.generate.exact import exact_value
     node = parse_formula("where(x >= 0, x, alpha * (exp(x) - 1))", ["x"], ["alpha"])
     assert exact_value(node, {"x": -1.0, "alpha": 1.0}) < 0
+
+
+def test_a_nonzero_value_that_rounds_to_a_zero_is_signed_by_itself():
+    """DirectML's Selu gamma * (alpha * exp(x) - alpha) with alpha = 2^-149 at x = -1e-28 is about
+    -1.5e-73: float32 -0.0. The 96-bit enclosure still contains 0 and both its ends round to a
+    zero, so Ziv used to stop there and take the literal IEEE sign (exp(x) = 1 in float64: +0);
+    the precision now rises until the enclosure leaves 0."""
+    x = np.array([-9.9927044e-29, -1e-20, -1e-40, -1.4e-45], dtype=np.float32)
+    attrs = {"alpha": float(np.float32(1e-45)), "gamma": float(np.float32(1.0507))}
+    for std in ("directml", "onnx"):
+        y = golden(SPECS["selu"], {"x": x}, attrs, "float32", std).y
+        assert (y == 0).all() and np.signbit(y).all(), (std, y)
+    node = parse_formula("alpha * exp(x) - alpha", ["x"], ["alpha"])
+    val, exact_zero = ziv.decide(node, {"x": -1e-28, "alpha": 2.0 ** -149}, "float32")
+    assert val == 0 and math.copysign(1, val) == -1 and not exact_zero
+    # an exact zero reached through inexact terms never leaves 0: signed like an exact zero (IEEE's +0)
+    node = parse_formula("exp(x) - exp(x)", ["x"], [])
+    assert ziv.decide(node, {"x": 0.5}, "float32") == (0.0, True)
+    y = golden(SimpleNamespace(id="fake", path="specs/fake.yaml", special_values={}, formula_for=lambda s: node),
+               {"x": np.array([0.5], dtype=np.float32)}, {}, "float32").y
+    assert y[0] == 0 and not np.signbit(y[0])

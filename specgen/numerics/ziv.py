@@ -364,11 +364,13 @@ def _fmt(v) -> str:
 
 def decide(node, values: dict, dtype: str):
     """The golden value of one element: ``values`` maps names to exact floats (inputs) or Python
-    floats (attributes). Returns (value, exact_zero): exact_zero when the exact result is 0, or a
-    value so small that it rounds to a zero of either sign (the caller gives it the sign of the
-    literal IEEE evaluation). Raises Undecided past MAX_PREC."""
+    floats (attributes). Returns (value, exact_zero): exact_zero when the exact result is 0, or
+    when the value rounds to a zero but no enclosure up to MAX_PREC excludes 0 (the caller gives it
+    the sign of the literal IEEE evaluation); once an enclosure leaves 0 the zero has the exact
+    value's sign. Raises Undecided past MAX_PREC."""
     prec = START_PREC
     last = None
+    zero_seen = False
     while prec <= MAX_PREC:
         env = {}
         for k, v in values.items():
@@ -388,12 +390,19 @@ def decide(node, values: dict, dtype: str):
                 if r_lo == r_hi and (r_lo != 0 or math.copysign(1, r_lo) == math.copysign(1, r_hi)):
                     return r_lo, False
                 if r_lo == r_hi == 0:
-                    # every point of the enclosure rounds to a zero and only its sign is open (the
-                    # enclosure touches 0: 1 + erf(t) for t far below 0 is below any working
-                    # precision): a zero, signed like an exact zero, by the literal evaluation
-                    return 0.0, True
-                last = f"enclosure [{_fmt(lo)}, {_fmt(hi)}] straddles a rounding boundary of {dtype}"
+                    # every point of the enclosure rounds to a zero and only its sign is open: the
+                    # enclosure still contains 0 (an enclosure on one side of 0 rounds to a zero of
+                    # that sign above). A nonzero exact value gets its own sign, so the precision
+                    # rises until the enclosure leaves 0; only one that still contains 0 at MAX_PREC
+                    # (an exact zero reached through inexact terms, or a value below any working
+                    # precision) is a zero signed like an exact zero, by the literal evaluation
+                    zero_seen = True
+                    last = f"enclosure [{_fmt(lo)}, {_fmt(hi)}] contains 0"
+                else:
+                    last = f"enclosure [{_fmt(lo)}, {_fmt(hi)}] straddles a rounding boundary of {dtype}"
             else:
                 last = "NaN at one end of the enclosure"
         prec *= 2
+    if zero_seen:  # some enclosure rounded to a zero everywhere: the value is a zero, its sign open
+        return 0.0, True
     raise Undecided(f"undecided at {MAX_PREC} bits: {last}")
