@@ -60,16 +60,25 @@ def _latest(cell: Cell) -> bool:
     return cell.ver is cell.std.versions[-1]
 
 
-def _latest_for_dtype(cell: Cell) -> bool:
-    """The standard's latest version that lists the cell's dtype (where the size cases are)."""
-    x = cell.spec.inputs[0].name
-    return cell.ver is [v for v in cell.std.versions if cell.dtype in v.dtypes(x)][-1]
+def _size_case_version(cell: Cell) -> bool:
+    """The version the size cases of the cell's dtype are built at (corpus.size_case_version)."""
+    from specgen.generate.corpus import size_case_version
+
+    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name)
+
+
+def _own_rank_sweep(cell: Cell) -> bool:
+    """A version whose table repeats its predecessor's has no rank sweep of its own (the
+    corpus's rule: corpus.same_table_as_previous)."""
+    from specgen.generate.corpus import same_table_as_previous
+
+    return not same_table_as_previous(cell.std, cell.ver, cell.dtype)
 
 
 def _designed_sets(cell: Cell) -> list[str]:
     from specgen.generate.corpus import attribute_sets
 
-    return [s.name for s in attribute_sets(cell.spec, cell.std.key)]
+    return [s.name for s in attribute_sets(cell.spec, cell.std.key, cell.ver.version)]
 
 
 def _inputs(arrays: dict, case) -> list[np.ndarray]:
@@ -99,7 +108,8 @@ CLASSES: tuple[CaseClass, ...] = (
     CaseClass("breakpoints", "every breakpoint with its ULP neighbours", lambda c: True, tags=("breakpoints",)),
     CaseClass("specials", "NaN or infinite inputs (from the stored data)", _float, data=_has_special),
     CaseClass("subnormals", "subnormal inputs (from the stored data)", _float, data=_has_subnormal),
-    CaseClass("ranks", "the rank sweep: every rank the row allows (capped where unbounded)", lambda c: True,
+    CaseClass("ranks", "the rank sweep: every rank the row allows (capped where unbounded; none where a "
+              "version repeats its predecessor's table)", _own_rank_sweep,
               tags=("rank-sweep",)),
     CaseClass("attribute-sets", "every designed attribute set (defaults, examples, test_attributes, generic sets)",
               _settable_attributes, needs_all=_designed_sets),
@@ -110,7 +120,7 @@ CLASSES: tuple[CaseClass, ...] = (
               lambda c: bool(c.std.info.strides), tags=("layout",)),
     CaseClass("in-place", "the output aliasing the input", lambda c: c.std.in_place is True, tags=("in-place",)),
     CaseClass("sizes", "tensor sizes at the boundaries kernels get wrong (vector tails, 2^16; the "
-              "standard's latest version listing the dtype)", _latest_for_dtype, tags=("size-boundary",)),
+              "standard's latest version listing the dtype with its own rank sweep)", _size_case_version, tags=("size-boundary",)),
     CaseClass("must-reject", "illegal calls the rules reject (per table row)", lambda c: True, kind="negative",
               scope="row"),
     CaseClass("nonfinite-attribute-rejects", "NaN and infinite attribute values, where the standard rejects them "

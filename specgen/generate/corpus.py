@@ -181,6 +181,13 @@ def same_table_as_previous(std, ver, dtype: str) -> bool:
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
+def size_case_version(std, dtype: str, x: str):
+    """The version whose rank sweep the size cases of ``dtype`` gather from: the latest listing
+    the dtype with a rank sweep of its own (not a repeat of its predecessor's table)."""
+    own = [v for v in std.versions if dtype in v.dtypes(x) and not same_table_as_previous(std, v, dtype)]
+    return own[-1] if own else None
+
+
 def given_attributes(aset: AttrSet, std) -> list[str]:
     """The attributes a call passes: none for the defaults of a standard that applies them (ONNX),
     never one the standard fixes (it has no such attribute)."""
@@ -565,7 +572,7 @@ class OpCorpus:
 
     # -- size boundaries as generated-on-the-fly cases (issue 14)
     def size_cases(self, std):
-        """Per dtype of the standard (at the latest version listing it): recipes that gather the
+        """Per dtype of the standard (at size_case_version: the latest with its own rank sweep): recipes that gather the
         elements of the row's largest sweep case into tensors of 128 + t elements (``size-tail``;
         SIZE_TAILS for the standard's main dtype, float32 where listed, SIZE_TAILS_OTHER for the
         others) and, for the main dtype, of 2**16 + 1 elements (``size-index16``, tagged
@@ -578,7 +585,9 @@ class OpCorpus:
         main = "float32" if "float32" in dtypes else dtypes[0]
         first = attribute_sets(self.spec, std.key)[0]  # the sweep cases' (the sources') attributes
         for dtype in dtypes:
-            ver = [v for v in std.versions if dtype in v.dtypes(self.x)][-1]
+            ver = size_case_version(std, dtype, self.x)
+            if ver is None:
+                continue
             prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/"
             sources = [(cid, t) for cid, t in self.made.items() if cid.startswith(prefix) and "/sweep" in cid
                        and len({v.shape for v in t.values()}) == 1]
