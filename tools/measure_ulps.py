@@ -120,6 +120,9 @@ def attribute_sets(spec) -> list[AttrSet]:
 
     def resolved(std, values):
         try:
+            if spec.choice is not None:  # a string attribute (GELU's approximate) picks the formula
+                plain, numeric = spec.resolve(values, std)
+                return {**resolve_attributes(plain, std, numeric), spec.choice.attribute: spec.choice_value(values, std)}
             return resolve_attributes(spec, std, values)
         except KeyError:  # an attribute without a default (DirectML PARAMETRIC_SOFTPLUS) and no value
             return None
@@ -205,7 +208,8 @@ def measure(loaded, spec, dtype: str, aset: AttrSet, inputs: dict, golden_for) -
     for std in ordered_standards(spec):
         # the backend may claim only another standard (the ONNX adapters: onnx)
         fixed = spec.standards[std].fixed()
-        pinned = [f"{a} = {fixed[a]:g}" for a in aset.values if a in fixed and fixed[a] != aset.values[a]]
+        pinned = [f"{a} = {fixed[a]:g}" if not isinstance(fixed[a], str) else f"{a} = {fixed[a]}"
+                  for a in aset.values if a in fixed and fixed[a] != aset.values[a]]
         version = latest_version(spec, std, dtype)
         if pinned or version is None:
             reasons.append(f"{std} fixes {', '.join(pinned)}" if pinned else f"{std} lists no {dtype}")
