@@ -378,6 +378,7 @@ def _accept_float_ld(iv: _Iv, dtype: str):
     return np.asarray(r_lo, dtype=np.float64), ok
 
 
+@functools.lru_cache(maxsize=1024)
 def rewrite(node):
     """The formula with the identities of the function table (each row's ``rewrites``: exp(u) - 1 ->
     expm1(u), log(1 + u) -> log1p(u), log1p(exp(u)) -> max(u, 0) + log1p(exp(-|u|)), 1 + erf(u) ->
@@ -387,7 +388,8 @@ def rewrite(node):
     has an absolute enclosure far wider than the result. At each node the children are rewritten
     first, then the first matching identity is applied and the new top is looked at again (a
     replacement's own children are never rewritten again, so an identity may keep its pattern
-    inside a where() branch)."""
+    inside a where() branch). Memoized: nodes are frozen, and golden() rewrites the same formula
+    for every case of an operator."""
     if isinstance(node, n.Binary):
         out = n.Binary(node.op, rewrite(node.left), rewrite(node.right), node.pos)
     elif isinstance(node, n.Call):
