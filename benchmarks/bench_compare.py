@@ -21,7 +21,7 @@ import numpy as np
 
 from specgen.formula.numpy_eval import evaluate
 from specgen.generate.corpus import attribute_sets
-from specgen.generate.exact import golden
+from specgen.numerics.exact import golden
 from specgen.numerics import ulp as U
 from specgen.numerics.compare import compare
 from specgen.spec.loader import load_all

@@ -26,7 +26,7 @@ import ml_dtypes
 import numpy as np
 
 from specgen.formula.numpy_eval import evaluate
-from specgen.generate.exact import golden
+from specgen.numerics.exact import golden
 from specgen.generate.tree import build
 from specgen.spec.loader import load_all
 from specgen.vectors import load_corpus

@@ -1,5 +1,5 @@
 """Cost of golden values against plain numpy (a script, not a test): for each formula, the time of
-specgen.generate.exact.golden on N random float32 elements divided by the time of the same formula
+specgen.numerics.exact.golden on N random float32 elements divided by the time of the same formula
 evaluated by numpy in float64 (``evaluate``), and how many elements each tier settled.
 
     .venv/bin/python benchmarks/bench_golden.py [--points 1000000] [--seed 1] [--only tanh,erf]
@@ -20,7 +20,7 @@ import numpy as np
 
 from specgen.formula.numpy_eval import evaluate
 from specgen.formula.parser import parse_formula
-from specgen.generate.exact import golden
+from specgen.numerics.exact import golden
 
 FORMULAS = {
     "tanh": "tanh(x)",

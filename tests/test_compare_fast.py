@@ -11,7 +11,7 @@ import pytest
 from specgen import dtypes as dt
 from specgen.formula.numpy_eval import evaluate
 from specgen.generate.corpus import attribute_sets, held_values
-from specgen.generate.exact import golden
+from specgen.numerics.exact import golden
 from specgen.numerics import ulp as U
 from specgen.numerics.compare import compare
 from specgen.spec.loader import load_all

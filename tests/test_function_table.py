@@ -14,7 +14,7 @@ import pytest
 
 from specgen.formula.functions import FUNCTIONS, Function
 from specgen.generate import render
-from specgen.generate.exact import golden
+from specgen.numerics.exact import golden
 from specgen.numerics import ulp as U
 from specgen.numerics.compare import compare
 from specgen.spec.loader import load_spec, load_standards

@@ -15,7 +15,7 @@ import pytest
 from specgen import dtypes as dt
 from specgen.formula import nodes
 from specgen.formula.functions import FUNCTIONS
-from specgen.generate.exact import golden
+from specgen.numerics.exact import golden
 from specgen.numerics.ulp import FORMATS, round_fraction, step
 from specgen.numerics.ulp import round_to as round_float64
 from specgen.spec.loader import load_all
@@ -263,7 +263,7 @@ def test_exhaustive_sweeps_hold_every_16_bit_pattern_correctly_rounded():
     for entry in w.cases:
         assert entry["shapes"]["x"] in ([1, 1, 256, 256], [256, 256])
     # re-derive one case's data and check a sample (the writer keeps bytes, not arrays)
-    from specgen.generate.exact import golden as g
+    from specgen.numerics.exact import golden as g
     x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(ml_dtypes.bfloat16)
     y = g(SPECS["softsign"], {"x": x}, {}, "bfloat16").y
     assert len(np.unique(x.view(np.uint16))) == 65536

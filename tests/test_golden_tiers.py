@@ -1,4 +1,4 @@
-"""Golden values' tier 0 (plain float64 with a running error bound, specgen.generate.fast64) gives the
+"""Golden values' tier 0 (plain float64 with a running error bound, specgen.numerics.fast64) gives the
 same bits as the exact path on every element: a sample of every formula tier 0 evaluates, every
 dtype its standards list, several attribute sets (ones that make exact ties), with the hard cases
 (breakpoints and their neighbours, results on rounding midpoints, cancellation, subnormals,
@@ -10,8 +10,8 @@ import pytest
 
 from specgen import dtypes as dt
 from specgen.formula.breakpoints import analyse
-from specgen.generate import exact as E
-from specgen.generate import fast64
+from specgen.numerics import exact as E
+from specgen.numerics import fast64
 from specgen.generate.corpus import attribute_sets
 from specgen.spec.loader import load_all
 

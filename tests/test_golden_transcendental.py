@@ -13,7 +13,7 @@ import pytest
 from specgen import dtypes as dt
 from specgen.errors import SpecError
 from specgen.formula.parser import parse_formula
-from specgen.generate.exact import golden, rewrite
+from specgen.numerics.exact import golden, rewrite
 from specgen.numerics.ulp import from_ordered, round_fraction
 from specgen.numerics.ulp import ordered as to_ordered
 from specgen.numerics import ziv
@@ -126,7 +126,7 @@ def test_mpmath_rounding_never_builds_huge_rationals():
 
 def test_the_mpmath_fallback_keeps_the_sign():
     # mpf.man_exp drops the sign; the old 256-bit tier made every negative transcendental value positive
-    from specgen.generate.exact import exact_value
+    from specgen.numerics.exact import exact_value
     node = parse_formula("where(x >= 0, x, alpha * (exp(x) - 1))", ["x"], ["alpha"])
     assert exact_value(node, {"x": -1.0, "alpha": 1.0}) < 0
 

@@ -15,7 +15,7 @@ lists:
 - attribute sets: the standard's defaults (not passed to the backend, as in the corpus), and one
   non-default set: the spec's first ``test_attributes``, else the first example's attributes that
   differ from the defaults (on a standard where none of them is fixed);
-- golden values: specgen.generate.exact.golden (correctly rounded); ULPs:
+- golden values: specgen.numerics.exact.golden (correctly rounded); ULPs:
   specgen.numerics.ulp.ulp_distance (the number of representable values between the two);
 - the spec's bound: specgen.numerics.compare.compare, run on the elements that are not bitwise
   equal to the golden value (those always pass).
@@ -309,7 +309,7 @@ def model_power(spec, dtype: str, aset: AttrSet, inputs: dict, golden: np.ndarra
 
 def run(ops=None, adapters=ADAPTERS, dtypes=DTYPES, float32_samples=1 << 20, seed=0, log=None) -> tuple[list[Row], dict]:
     from specgen.adapters.registry import AdapterLoadError, load
-    from specgen.generate.exact import golden
+    from specgen.numerics.exact import golden
     from specgen.spec.loader import load_all
 
     specs = load_all()

@@ -20,7 +20,7 @@ from specgen import dtypes as dt
 from specgen.errors import SpecError
 from specgen.generate import rules
 from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, region_values, specials)
-from specgen.generate.exact import golden
+from specgen.numerics.exact import golden
 from specgen.vectors import CorpusWriter
 
 # shapes of the rank sweep: sizes that are not multiples of common vector widths

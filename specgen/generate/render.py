@@ -7,7 +7,7 @@ from specgen.formula import nodes as n
 from specgen.formula.functions import FUNCTIONS
 from specgen.formula.numpy_eval import to_numpy_source
 from specgen.generate import literals, rules
-from specgen.generate.exact import stored_outcome
+from specgen.numerics.exact import stored_outcome
 from specgen.generate.literals import FILTERS, Code, comment, pyrepr
 from specgen.resources import templates_dir
 

@@ -82,6 +82,31 @@ class Element:
 
 
 @dataclass
+class Failing:
+    """Every failing element of a comparison, as flat arrays (the baseline matcher explains each one
+    by a known cause: specgen.runner.baseline). ``index``: flat indices into the case's output;
+    ``kind``: the failure kind of each (a KIND_ORDER name); ``inputs``: every input's value at each
+    element, as float64 (integers exactly where they fit); ``error``/``bound``: ULPs as in Element."""
+
+    index: np.ndarray
+    kind: list
+    inputs: dict
+    expected: np.ndarray
+    actual: np.ndarray
+    error: np.ndarray
+    bound: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.index.size)
+
+    def take(self, flat_map: np.ndarray) -> "Failing":
+        """The same elements with indices mapped through ``flat_map`` (a judged subset's positions in
+        the whole case)."""
+        return Failing(flat_map[self.index], self.kind, self.inputs, self.expected, self.actual, self.error,
+                       self.bound)
+
+
+@dataclass
 class Comparison:
     ok: bool
     total: int
@@ -96,6 +121,7 @@ class Comparison:
     max_error_ulps: float = 0.0  # over the judged finite-input elements (not the golden-equal ones)
     golden_equal: int = 0  # elements bit-identical to the golden value: accepted without the model
     naive_equal: int = 0  # elements bit-identical to a naive evaluation in an allowed compute type: likewise
+    failing: Failing | None = None  # every failing element (None when ok or for a shape/dtype failure)
 
     def summary(self) -> str:
         if self.kind in ("shape", "dtype"):
@@ -311,6 +337,8 @@ def _int_judge_differing(args, arrays, attrs, expected, actual, context) -> Comp
     for e in [result.worst, *result.first]:
         if e is not None:
             e.index = tuple(int(i) for i in np.unravel_index(int(idx[e.index[0]]), shape))
+    if result.failing is not None:
+        result.failing = result.failing.take(idx)
     result.total = int(expected.size)
     result.golden_equal = int(expected.size - idx.size)
     return result
@@ -361,6 +389,8 @@ def _judge_differing(judge, args, arrays, attrs, expected, actual, context) -> C
     for e in [result.worst, *result.first]:
         if e is not None and e is not naive_worst:
             e.index = tuple(int(i) for i in np.unravel_index(int(idx[e.index[0]]), shape))
+    if result.failing is not None:
+        result.failing = result.failing.take(idx)
     result.total = int(expected.size)
     result.golden_equal = int(expected.size - idx.size - result.naive_equal)
     return result
@@ -493,7 +523,19 @@ class _Judge:
                 worst = None
         return Comparison(ok=not flat_bad.size, total=int(self.expected.size), mismatches=int(flat_bad.size),
                           kind=kind, kinds=kinds, worst=worst, first=first, notes=self.notes, metric=self.metric,
-                          context=self.context, max_error_ulps=max_err)
+                          context=self.context, max_error_ulps=max_err, failing=self.failing(flat_bad))
+
+    def failing(self, flat_bad: np.ndarray) -> Failing | None:
+        if not flat_bad.size:
+            return None
+        with np.errstate(invalid="ignore"):
+            ins = {k: np.asarray(v).reshape(-1)[flat_bad].astype(np.float64) for k, v in self.inputs.items()}
+            return Failing(index=flat_bad.astype(np.int64),
+                           kind=[KIND_ORDER[c - 1] for c in self.kind.reshape(-1)[flat_bad]], inputs=ins,
+                           expected=self.expected.reshape(-1)[flat_bad].astype(np.float64),
+                           actual=self.actual.reshape(-1)[flat_bad].astype(np.float64),
+                           error=np.asarray(self.error, dtype=np.float64).reshape(-1)[flat_bad],
+                           bound=np.asarray(self.bound, dtype=np.float64).reshape(-1)[flat_bad])
 
     def element(self, idx) -> Element:
         idx = tuple(int(i) for i in idx)
@@ -765,7 +807,7 @@ class _IntJudge(_Judge):
         return evaluate_exact(self.formula, env)
 
     def run(self) -> Comparison:
-        from specgen.generate.exact import golden
+        from specgen.numerics.exact import golden
 
         lo_t, hi_t = _int_range(self.dtype)
         tol = self.tolerance()

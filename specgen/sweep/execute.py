@@ -250,7 +250,7 @@ def _mp_context():
     from a server that has numpy and specgen imported but no backend loaded), else spawn."""
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["numpy", "specgen.numerics.compare", "specgen.generate.exact",
+        ctx.set_forkserver_preload(["numpy", "specgen.numerics.compare", "specgen.numerics.exact",
                                     "specgen.sweep.preload"])
         return ctx
     return mp.get_context("spawn")

@@ -1,6 +1,6 @@
 """The one seam between sweeps and the numerics engine (golden values and compare).
 
-Everything a sweep needs from ``specgen.generate.exact.golden`` and
+Everything a sweep needs from ``specgen.numerics.exact.golden`` and
 ``specgen.numerics.compare`` goes through this module, through their public APIs only:
 
 - the golden value: ``golden(spec, inputs, attributes, dtype, standard).y`` (its tier 0 makes a
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from specgen import dtypes as dt
-from specgen.generate.exact import golden
+from specgen.numerics.exact import golden
 from specgen.numerics import compare as C
 
 # verdict classes, as small integer codes per element

@@ -1,7 +1,7 @@
 """Golden values: the formula at exact inputs and float32 attributes, rounded once to the output dtype.
 
 Every element ends up correctly rounded, each by the cheapest tier that proves it:
-0. **plain float64 with a running error bound** (specgen.generate.fast64) for the rational
+0. **plain float64 with a running error bound** (specgen.numerics.fast64) for the rational
    formulas: numpy's own evaluation plus a few operations per node for the bound, in cache-sized
    blocks; what it cannot prove goes to tier 1.
 1. **float64 with a proven error bound.** Rational formulas (+ - * /, min, max, abs, where, clamp,
@@ -42,7 +42,7 @@ from specgen.errors import Problem, SpecError
 from specgen.formula.breakpoints import _RATIONAL_CALLS, NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
-from specgen.generate import fast64
+from specgen.numerics import fast64
 from specgen.numerics import libm
 from specgen.numerics.eft import two_prod_err, two_sum_err
 from specgen.numerics import ziv
@@ -638,7 +638,7 @@ class Golden:
     exact: int  # elements settled by tiers 2/3
     special: int  # non-finite inputs (special-value outcomes)
     overflow: np.ndarray  # integer outputs out of range (saturated; integer_overflow is a spec question)
-    tier0: int = 0  # of proven_float64: settled by tier 0 (specgen.generate.fast64)
+    tier0: int = 0  # of proven_float64: settled by tier 0 (specgen.numerics.fast64)
 
 
 def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, float], out_dtype: str,

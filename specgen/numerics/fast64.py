@@ -1,6 +1,6 @@
 """Golden values, tier 0: the formula in plain float64 with a running error bound.
 
-The cheapest proof of a correctly rounded value (specgen.generate.exact's tier 1 is the next one).
+The cheapest proof of a correctly rounded value (specgen.numerics.exact's tier 1 is the next one).
 A rational formula (+ - * /, min, max, clamp, abs, sign, where, comparisons) is evaluated in
 float64 operation by operation, as numpy would, while a rigorous bound ``e`` on |value - exact
 value| rides along, built from the standard model of IEEE arithmetic instead of error-free
@@ -17,7 +17,7 @@ input dtypes and the attribute values) proves, for instance, that a product of t
 or a sum of two float16 values is exact in float64, so its bound is the scalar 0.
 
 ``evaluate`` returns the value, the bound and the elements whose comparisons the bounds leave
-undecided; ``specgen.generate.exact`` accepts an element when both ends of [v - e, v + e] (widened
+undecided; ``specgen.numerics.exact`` accepts an element when both ends of [v - e, v + e] (widened
 to cover their own rounding) round to the same output value, every comparison is decided, and it
 is not a zero of doubtful sign; what this tier cannot prove (a result within e of a rounding
 boundary, exact ties, overflow) goes to tier 1. golden() calls it on blocks of ``BLOCK`` elements
