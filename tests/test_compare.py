@@ -139,6 +139,17 @@ def test_rank0_and_bfloat16():
     assert not c.ok and c.worst.actual["hex"] == U.hex_bits(off, "bfloat16") and len(c.worst.actual["hex"]) == 6
 
 
+def test_a_failure_where_the_bound_is_unbounded_does_not_read_inf_greater_than_inf():
+    # Selu with gamma = FLT_MAX overflows at x = 2: the accepted interval runs to +inf, so there is no
+    # finite ULP bound; -inf used to read "error inf ULP > bound inf ULP" (issue 24 item 8)
+    sel, big = SPECS["selu"], float(np.finfo(np.float32).max)
+    c = compare(sel, "onnx", "float32", {"x": np.array([2.0], F32)}, {"alpha": 1.67, "gamma": big},
+                np.array([np.inf], F32), np.array([-np.inf], F32), fast=False)
+    assert not c.ok and c.kind == "value"
+    assert "bound inf" not in c.summary()
+    assert "error inf ULP, outside the accepted interval, which is unbounded on one side" in c.summary()
+
+
 # ----------------------------------------------------------------------------- attributes
 
 def test_attributes_by_either_name_and_defaults():

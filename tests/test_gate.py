@@ -265,6 +265,19 @@ def test_a_broken_spec_is_exit_2_without_a_traceback(corpus, monkeypatch):
     assert "specs/shrink.yaml:12: attributes.bias.default: expected a number" in err and "Traceback" not in out
 
 
+@pytest.mark.parametrize("command", [["list"], ["show", "shrink"]])
+def test_broken_specs_are_exit_2_in_every_command_as_in_run(command, monkeypatch):
+    from specgen.errors import Problem, SpecError
+
+    def broken(*a, **k):
+        raise SpecError([Problem("specs/shrink.yaml", 12, "attributes.bias.default", "expected a number, got 'x'")])
+
+    monkeypatch.setattr("specgen.commands.specs_or_exit.load_all", broken)
+    res = CliRunner().invoke(main, command)
+    assert res.exit_code == 2, res.output
+    assert "specs/shrink.yaml:12: attributes.bias.default: expected a number" in res.stderr
+
+
 def test_a_plugin_whose_own_import_fails_is_broken_not_not_installed(monkeypatch):
     import importlib.metadata as md
 
@@ -279,7 +292,8 @@ def test_a_plugin_whose_own_import_fails_is_broken_not_not_installed(monkeypatch
 @pytest.mark.parametrize("args, code, message", [
     (["--op", "hardsigmoid"], 2, "unknown op(s) hardsigmoid (did you mean hard_sigmoid?)"),
     (["--dtype", "flaot16"], 2, "unknown dtype(s) flaot16 (did you mean float16?)"),
-    (["--shard", "3/2"], 2, "--shard '3/2': K must be between 1 and N"),
+    (["--shard", "3/2"], 2, "--shard '3/2': K must be between 1 and N (2)"),
+    (["--shard", "2/0"], 2, "--shard '2/0': N, the number of shards, must be at least 1"),
     (["--case", "nothing/*"], 4, "no case matches"),
 ])
 def test_usage_errors_are_one_line(corpus, args, code, message):

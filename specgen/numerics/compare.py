@@ -137,7 +137,7 @@ class Comparison:
         named = w.inputs or ({"x": w.input} if w.input else {})
         values = ", ".join(f"{k} = {v['decimal']} ({v['hex']})" for k, v in named.items())
         at = f" at {list(w.index)}, {values}" if values else f" at {list(w.index)}"
-        err = f", error {_fmt_ulps(w.error_ulps)} ULP > bound {_fmt_ulps(w.bound_ulps)} ULP" if w.kind in ("value", "flush") else ""
+        err = f", {error_against_bound(w.error_ulps, w.bound_ulps)}" if w.kind in ("value", "flush") else ""
         return (f"{self.mismatches} of {self.total} elements out of bound ({self.kind}); worst{at}: "
                 f"got {w.actual['decimal']} ({w.actual['hex']}), expected {w.expected['decimal']} "
                 f"({w.expected['hex']}){err} [{self.context}]")
@@ -156,6 +156,20 @@ def _num(v):
         return None
     v = float(v)
     return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+
+
+def error_against_bound(error, bound, fmt=None) -> str:
+    """``error E ULP > bound B ULP``, or, where the bound is not a finite number of ULPs (the accepted
+    interval runs to an infinity, e.g. where the formula may overflow), what that means instead of
+    the meaningless ``error inf ULP > bound inf ULP``."""
+    fmt = fmt or _fmt_ulps
+    error, bound = float(error), float(bound)
+    if math.isfinite(bound):
+        return f"error {fmt(error)} ULP > bound {fmt(bound)} ULP"
+    if math.isinf(bound):
+        return (f"error {fmt(error)} ULP, outside the accepted interval, which is unbounded on one side "
+                f"(no finite ULP bound)")
+    return f"error {fmt(error)} ULP (no ULP bound at this element)"
 
 
 def _fmt_ulps(v) -> str:

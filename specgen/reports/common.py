@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+from specgen.numerics.compare import error_against_bound
 from specgen.text import shorten  # noqa: F401  (re-exported for the reports)
 from specgen.runner.verdicts import ERROR, FAIL, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS
 
@@ -79,11 +80,19 @@ def worst_line(detail: dict) -> str | None:
     bound = worst.get("bound_ulps", worst.get("bound"))
     errs = []
     if err is not None:
-        errs.append(f"error {_num(err)} ULP" + (f" > bound {_num(bound)} ULP" if bound is not None else ""))
+        errs.append(error_against_bound(_float(err), _float(bound), fmt=_num) if bound is not None
+                    else f"error {_num(err)} ULP")
     ab = _abs_error(worst)
     if ab is not None:
         errs.append(f"absolute error {ab}")
     return f"{head}: " + ", ".join(parts) + (f"; {'; '.join(errs)}" if errs else "")
+
+
+def _float(v) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def _num(v) -> str:

@@ -200,8 +200,10 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not sep or not k.strip().isdigit() or not n.strip().isdigit():
         raise ValueError(f"--shard {text!r}: expected K/N, e.g. 2/4")
     k_, n_ = int(k), int(n)
+    if n_ < 1:
+        raise ValueError(f"--shard {text!r}: N, the number of shards, must be at least 1")
     if not 1 <= k_ <= n_:
-        raise ValueError(f"--shard {text!r}: K must be between 1 and N")
+        raise ValueError(f"--shard {text!r}: K must be between 1 and N ({n_})")
     return k_, n_
 
 
