@@ -349,6 +349,18 @@ def test_exitfirst_and_last_failed(corpus, tmp_path, monkeypatch):
     assert code == 1 and "0 pass, 0 fail, 1 error" in out
 
 
+def test_the_suite_keeps_the_last_failed_cache_out_of_the_checkout(corpus):
+    # tests/conftest.py gives the session a cache of its own: fake adapters' failures used to land in
+    # the checkout's .specgen-cache/last-failed.json (issue 24 item 8)
+    from specgen.commands.run import cache_file
+
+    repo = Path(__file__).resolve().parents[1]
+    code, _, _ = run("--adapter", "fake_adapters:WrongAtThreshold", "--corpus", corpus)
+    assert code == 1
+    written = cache_file().resolve()
+    assert repo not in written.parents and "fake_adapters:WrongAtThreshold" in written.read_text()
+
+
 # -- behaviour profile ---------------------------------------------------------------------------
 
 
