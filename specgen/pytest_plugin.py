@@ -5,7 +5,8 @@ So backend teams get -k, -x, xdist (-n) and --junitxml from pytest itself::
 
     pytest -p no:cacheprovider --specgen-adapter onnxruntime --specgen-op shrink -k float16 -n 2
 
-Without ``--specgen-adapter`` the plugin does nothing (no import of specgen's runner, no items).
+With ``--specgen-adapter`` and no path given, only the corpus cases are collected (not the
+project's own tests). Without ``--specgen-adapter`` the plugin does nothing (no import of specgen's runner, no items).
 Verdicts map to pytest outcomes: pass -> passed, fail/error -> failed (the message is the runner's
 failure report with the re-run command), unsupported -> skipped, baseline entries -> xfail markers
 (a known failure that passes is XPASS; strict with --specgen-strict).
@@ -31,6 +32,18 @@ def pytest_addoption(parser):
     group.addoption("--specgen-isolate", action="store_true", default=False,
                     help="run each case in a subprocess (crashes and hangs become failures)")
     group.addoption("--specgen-timeout", type=float, default=None, metavar="S", help="per-case timeout (implies isolate)")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """With ``--specgen-adapter`` and no path on the command line, collect only the corpus cases: run
+    from a project's root, pytest would otherwise also collect (and run) the project's own tests
+    (``testpaths`` or the current directory; issue 24). Paths named on the command line are
+    collected as usual."""
+    if not config.getoption("--specgen-adapter", default=None):
+        return None
+    if getattr(config, "args_source", None) == pytest.Config.ArgsSource.ARGS:
+        return None
+    return True
 
 
 def _split(values):
