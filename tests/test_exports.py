@@ -109,3 +109,29 @@ def test_onnx_export_spells_a_string_attribute_the_onnx_way(tmp_path):
         assert np.allclose(got[finite], y[finite], rtol=1e-3, atol=1e-30), case
     assert seen["gelu/onnx-20/float32/rank4/regions[approximate=tanh]"] == {"approximate": "tanh"}
     assert seen["gelu/onnx-20/float32/rank4/regions"] == {}
+
+
+def test_an_export_owns_its_folder(tmp_path):
+    """Re-exporting a smaller selection into a folder of an earlier export used to leave the earlier
+    cases there ("wrote 472 case(s)" beside 4,182 stale ones; issue 24 item 2): the folder is replaced
+    as a whole, and a non-empty folder that export did not write is refused without --replace."""
+    out = tmp_path / "out"
+    wide = ["export", "--format", "onnx", "--out", str(out), "--op", "softsign", "--dtype", "float32", "--version", "22"]
+    assert CliRunner().invoke(main, wide).exit_code == 0
+    before = {p.name for p in (out / "specgen").iterdir()}
+    res = CliRunner().invoke(main, wide[:5] + ["--case", "softsign/onnx-22/float32/rank1/*"])
+    assert res.exit_code == 0, res.output
+    after = {p.name for p in (out / "specgen").iterdir()}
+    assert after and after < before and f"wrote {len(after)} case(s)" in res.output
+    assert not [p for p in tmp_path.iterdir() if p.name != "out"]  # nothing left beside it
+
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("my own file\n")
+    npz = ["export", "--format", "npz", "--out", str(foreign), "--case", "softsign/onnx-22/float32/rank1/*"]
+    res = CliRunner().invoke(main, npz)
+    assert res.exit_code == 2 and "was not written by `specgen export`" in res.stderr and "--replace" in res.stderr
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+    res = CliRunner().invoke(main, npz + ["--replace"])
+    assert res.exit_code == 0, res.output
+    assert not (foreign / "notes.txt").exists() and (foreign / "manifest.json").is_file()

@@ -18,12 +18,18 @@ from specgen.exitcodes import Exit
 @click.option("--dtype", multiple=True, help="Tensor dtype(s).")
 @click.option("--case", "case_globs", multiple=True, help="Case id(s) or pattern(s) (* is the only wildcard).")
 @click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
-def export(fmt, out, op, standard, versions, dtype, case_globs, corpus):
-    """Write the corpus for harnesses that do not run Python (what each format loses: docs/vectors.md)."""
+@click.option("--replace", is_flag=True, default=False,
+              help="Replace --out even if it is a non-empty folder that specgen export did not write.")
+def export(fmt, out, op, standard, versions, dtype, case_globs, corpus, replace):
+    """Write the corpus for harnesses that do not run Python (what each format loses: docs/vectors.md).
+
+    The export owns --out: it is replaced as a whole (atomically), so no case of an earlier export
+    stays behind; a non-empty folder that specgen export did not write is refused without --replace."""
     import importlib
 
     from specgen.commands.run import _split
     from specgen.exports import LOST
+    from specgen.exports.folder import NotAnExportFolder, export_into
     from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
     from specgen.spec.loader import load_all
 
@@ -50,7 +56,9 @@ def export(fmt, out, op, standard, versions, dtype, case_globs, corpus):
             fail("--format onnx needs the onnx package: pip install 'specgen[onnx]'", Exit.USAGE)
     module = importlib.import_module({"onnx": "specgen.exports.onnx_backend", "npz": "specgen.exports.npz"}[fmt])
     try:
-        stats = module.export(cases, specs, Path(out))
+        stats = export_into(Path(out), fmt, lambda folder: module.export(cases, specs, folder), replace=replace)
+    except NotAnExportFolder as exc:
+        fail(str(exc), Exit.USAGE)
     except OSError as exc:
         fail(f"cannot write {out}: {exc.strerror or exc}", Exit.USAGE)
     click.echo(f"export: wrote {stats['written']} case(s) to {out} ({fmt})")
