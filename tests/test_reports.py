@@ -47,6 +47,25 @@ def test_terminal_summary_has_the_group_table_and_the_failure_with_its_rerun_com
     assert "XPASS hard_sigmoid/onnx-22/float32/rank3/xfailed (baseline: pretend known)" in text
 
 
+def test_terminal_leads_with_the_failures_and_folds_the_unclaimed_groups_into_one_line():
+    """An adapter claiming one operator used to see hundreds of all-unsupported table rows before its
+    first failure (line 578 of 631; issue 24 item 3)."""
+    loaded = load_object("shrink-only", "fake_adapters:ShrinkOnlyWrongAtThreshold")
+    unclaimed = [case(op, standard=std, version=v, dtype=dtype, name=f"n{i}")
+                 for i, (op, std, v) in enumerate([("hard_sigmoid", "onnx", "22"), ("hard_sigmoid", "directml", "3_0"),
+                                                   ("softsign", "onnx", "22"), ("softsign", "directml", "1_0")])
+                 for dtype in ("float32", "float16")]
+    run = Runner(loaded, SPECS, compare=COMPARE).run(unclaimed + CASES[:2])
+    lines = terminal.render(run).splitlines()
+    first_fail = next(i for i, line in enumerate(lines) if line.startswith("FAIL "))
+    assert first_fail < 6, lines[:first_fail]
+    table = [line for line in lines if line.startswith(("hard_sigmoid ", "softsign ", "shrink "))]
+    assert table == [next(line for line in lines if line.startswith("shrink "))]  # the claimed op's row only
+    assert ("8 (op, standard, dtype) group(s) with every case unsupported (8 case(s), outside the adapter's claim; "
+            "listed in --json/--markdown/--html): hard_sigmoid, softsign") in lines
+    assert first_fail < lines.index(table[0])
+
+
 def test_json_report_has_every_case():
     data = json.loads(json_report.render(RUN))
     assert [c["id"] for c in data["cases"]] == [c.id for c in CASES]

@@ -126,6 +126,12 @@ class WrongAtThreshold(Correct):
         return y.astype(x.dtype)
 
 
+class ShrinkOnlyWrongAtThreshold(WrongAtThreshold):
+    """Claims one operator (Shrink), wrong at the threshold: the rest of a corpus is unsupported."""
+
+    ops = ("shrink",)
+
+
 class WrongRank5(Correct):
     """Wrong for rank >= 5: the last axis is processed reversed (a broken 5-D indexing path)."""
 
