@@ -179,15 +179,46 @@ def check_file(path: str | Path, standards: dict[str, m.StandardInfo] | None = N
         doc = read_document(path, display)
     except YamlProblems as exc:
         return None, exc.problems
-    found = schema.validate(doc, "operator")  # shape first: the builder below only sees well-typed data
+    found = schema.validate(doc, "operator")  # shape first: the builder below expects well-typed data
     if found:
-        return None, found
+        every = found + _meaning_beside(doc, standards, Path(path), found)
+        return None, sorted(every, key=lambda p: (p.line or 0, p.column or 0))
     c = _Checker(doc)
     c.problems.extend(semantic.check_operator(doc))
     spec = _OpBuilder(c, standards, Path(path)).build()
     if c.problems:
         return None, c.problems
     return spec, []
+
+
+def _meaning_beside(doc, standards, path: Path, shape_problems: list[Problem]) -> list[Problem]:
+    """The meaning checks of a document the schema rejected, on the parts the schema accepted, so
+    that every problem of a file shows in one lint run (a misspelt key and a misspelt function used
+    to show one at a time; issue 24). Problems at or under a key path the schema flagged are left
+    out, and so are those at a key path that holds a flagged one (the same problem seen from
+    above, and those of the whole document); the builder expects well-typed data, so where the rejected parts
+    trip it, what it found before that is kept and the rest waits for the next run."""
+    c = _Checker(doc)
+    try:
+        c.problems.extend(semantic.check_operator(doc))
+        _OpBuilder(c, standards, path).build()
+    except Exception:  # noqa: BLE001 - ill-typed data the schema has already reported
+        pass
+    flagged = {p.keypath for p in shape_problems}
+    seen = {(p.line, p.keypath, p.message) for p in shape_problems}
+    out = []
+    for p in c.problems:
+        covered = not p.keypath or any(_under(p.keypath, k) or _under(k, p.keypath) for k in flagged)
+        if not covered and (p.line, p.keypath, p.message) not in seen:
+            seen.add((p.line, p.keypath, p.message))
+            out.append(p)
+    return out
+
+
+def _under(inner: str, outer: str) -> bool:
+    """Key path ``inner`` is ``outer`` or lies under it (a problem of the whole document, "", is
+    about the document only)."""
+    return inner == outer or (bool(outer) and inner.startswith((outer + ".", outer + "[")))
 
 
 def load_spec(path: str | Path, standards: dict[str, m.StandardInfo] | None = None) -> m.OpSpec:
