@@ -131,7 +131,22 @@ def test_a_group_the_adapter_explains_is_reported_not_probed():
     assert run.probes == []
 
 
-def test_an_unclaimed_version_is_probed_with_its_smallest_case_and_an_unclaimed_op_is_not():
+def test_the_probe_runs_a_case_that_can_fail_not_the_smallest():
+    """A 1-element case at a saturated input (HardSigmoid(65504) = 1) told a float16 kernel that only
+    clamps x that it "works although not claimed" (issue 24 item 6): the probe runs the case with the
+    most distinct expected values instead."""
+    cases = [case("hard_sigmoid", dtype="float32"),
+             case("hard_sigmoid", dtype="float16", x=np.array(65504.0), name="saturated"),
+             case("hard_sigmoid", dtype="float16", x=np.linspace(-6, 6, 25).reshape(5, 5), name="regions")]
+    run = runner_for(fa.Float32OnlyBrokenFloat16).run(cases)
+    (probe,) = run.probes
+    assert (probe.dtype, probe.outcome, probe.case_id) == ("float16", "runs but fails",
+                                                           "hard_sigmoid/onnx-22/float16/rank2/regions")
+    broken_at_saturation = runner_for(fa.Float32OnlyBrokenFloat16).run_case(cases[1], ignore_claims=True)
+    assert broken_at_saturation.verdict == PASS  # the old probe's case could not fail
+
+
+def test_an_unclaimed_version_is_probed_with_its_most_telling_case_and_an_unclaimed_op_is_not():
     cases = [case("hard_sigmoid", version="6", shape=(2, 3), name="small"),
              case("hard_sigmoid", version="6", shape=(4, 5, 6), name="big"),
              case("hard_sigmoid", version="22"), case("shrink", version="9")]
@@ -140,7 +155,7 @@ def test_an_unclaimed_version_is_probed_with_its_smallest_case_and_an_unclaimed_
     assert run.results[0].reason == "hard_sigmoid onnx-6 is not claimed"
     (probe,) = run.probes  # shrink: the adapter claims nothing of it in onnx
     assert (probe.op, probe.version, probe.dtype, probe.outcome, probe.cases) == ("hard_sigmoid", "6", "float32", "works", 2)
-    assert probe.case_id == "hard_sigmoid/onnx-6/float32/rank2/small"
+    assert probe.case_id == "hard_sigmoid/onnx-6/float32/rank3/big"  # more distinct expected values
     assert runner_for(fa.Version22Only, probe=False).run(cases).probes == []
 
 

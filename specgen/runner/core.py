@@ -208,7 +208,7 @@ class Runner:
             if self.progress:
                 self.progress(len(results), total, "")
             if self.probe and not stopped:
-                probes = _probe(cases, results, self.loaded.claims, self.run_case)
+                probes = _probe(cases, results, self.loaded.claims, self.run_case, self.specs)
         except KeyboardInterrupt:
             interrupted = True
         finally:

@@ -230,6 +230,16 @@ class Float32Only(Correct):
                 for op in self.ops for std in ("onnx", "directml")]
 
 
+class Float32OnlyBrokenFloat16(Float32Only):
+    """Claims float32; its float16 HardSigmoid only clamps x to [0, 1] (no alpha, no beta): right
+    where the result saturates at 1, wrong everywhere else."""
+
+    def compute(self, call, x):
+        if call.dtype == "float16" and call.op == "hard_sigmoid":
+            return np.clip(x, 0, 1).astype(x.dtype)
+        return super().compute(call, x)
+
+
 class Float32OnlyExplained(Float32Only):
     """Float32Only whose adapter explains float16 (as onnxruntime explains what it tried at load):
     the explanation is reported instead of probing."""
