@@ -66,6 +66,7 @@ def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_repor
     assert now == then, "docs/onnxruntime-report.md is stale (see this module's docstring)"
 
 
+@pytest.mark.slow  # a second whole-corpus run; the size guard itself: tests/test_reports.py
 def test_onnxruntime_full_corpus_markdown_without_the_baseline_fits_a_pr_comment_and_names_every_failure(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     md, js = tmp_path / "report.md", tmp_path / "report.json"
