@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # builds a wheel and a venv (~20 s): `-m slow`
 
 
 def _run(args, cwd, timeout=120):
