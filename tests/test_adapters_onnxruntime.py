@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from specgen.cli import main
+from test_doc_numbers import tool
 from specgen.reports.markdown import GITHUB_COMMENT_MAX
 
 pytest.importorskip("onnxruntime")
@@ -45,9 +46,9 @@ def _version(text: str) -> str | None:
 
 def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_report(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
-    out = tmp_path / "report.md"
+    out, js = tmp_path / "report.md", tmp_path / "report.json"
     res = CliRunner().invoke(main, ["run", "--adapter", "onnxruntime", "--baseline", BASELINE, "--strict", "-q",
-                                    "--markdown", str(out)])
+                                    "--markdown", str(out), "--json", str(js)])
     assert res.exit_code == 0, res.output[-4000:]
     generated = out.read_text()
     assert len(generated) < GITHUB_COMMENT_MAX, f"the Markdown report has {len(generated)} characters"
@@ -64,6 +65,7 @@ def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_repor
         pytest.skip(f"report made with {_version(committed)}, {_version(generated)} differs from it: {first} "
                     "(see this module's docstring to regenerate)")
     assert now == then, "docs/onnxruntime-report.md is stale (see this module's docstring)"
+    assert tool().run_differs("onnxruntime", json.loads(js.read_text())) == []  # the numbers the docs quote
 
 
 @pytest.mark.slow  # a second whole-corpus run; the size guard itself: tests/test_reports.py

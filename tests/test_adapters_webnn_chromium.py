@@ -8,6 +8,7 @@ noticed. Regenerate the report: SPECGEN_UPDATE_REPORTS=1 pytest tests/test_adapt
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -19,6 +20,7 @@ from click.testing import CliRunner
 from specgen.adapters.base import Rejected
 from specgen.adapters.webnn_chromium import ENV_DIR, WebNNChromiumAdapter, find_browser
 from specgen.cli import main
+from test_doc_numbers import tool
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "docs" / "webnn-chromium-report.md"
@@ -77,9 +79,9 @@ def _version(text: str) -> str | None:
 @needs_browser
 def test_every_webnn_case_passes_the_gate_and_matches_the_committed_report(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
-    out = tmp_path / "report.md"
+    out, js = tmp_path / "report.md", tmp_path / "report.json"
     res = CliRunner().invoke(main, ["run", "--adapter", "webnn-chromium", "--standard", "webnn", "--baseline", BASELINE,
-                                    "--strict", "-q", "--markdown", str(out)])
+                                    "--strict", "-q", "--markdown", str(out), "--json", str(js)])
     assert res.exit_code == 0, res.output[-4000:]
     generated = out.read_text()
     preface, mark, committed = REPORT.read_text().partition(MARK + "\n")
@@ -92,6 +94,7 @@ def test_every_webnn_case_passes_the_gate_and_matches_the_committed_report(tmp_p
         first = next((f"{a!r} was {b!r}" for a, b in zip(now, then) if a != b), f"{len(now)} lines were {len(then)}")
         pytest.skip(f"report made with {_version(committed)}, {_version(generated)} differs from it: {first}")
     assert now == then, "docs/webnn-chromium-report.md is stale (see this module's docstring)"
+    assert tool().run_differs("webnn-chromium", json.loads(js.read_text())) == []  # the numbers the docs quote
 
 
 @needs_browser
