@@ -57,20 +57,30 @@ def _same_verdicts(spec, standard, dtype, inputs, attrs, expected, actual, label
     return fast
 
 
+SAMPLE_MAX_ELEMENTS = 4096
+
+
 def _one_case_per_design(cases, per_dtype: bool = True):
     """One case of each design (breakpoints, regions[alpha=...], sweep, strided, ...) per operator,
     standard and dtype: the versions of a standard repeat a design at other ranks and shapes, which
     the fast path does not look at; the special-value rules it does look at are per standard.
-    ``per_dtype=False``: one case per design, operator and standard, in whichever dtype comes first
-    (a sample: every operator, standard and design)."""
+    ``per_dtype=False``: one case per design, operator and standard, in whichever dtype comes first,
+    and of the cases above SAMPLE_MAX_ELEMENTS (the `large` design: 95% of the elements) only the
+    first (a sample: every operator, standard and design, the large path once)."""
     seen = set()
+    large_seen = False
     for case in cases:
         if case.kind != "positive" or not dt.get(case.dtype).is_float or case.recipe is not None:
             continue  # a recipe's (size-boundary) elements are its stored source case's, judged there
         key = (case.op, case.standard, case.dtype if per_dtype else "", case.id.rsplit("/", 1)[-1])
-        if key not in seen:
-            seen.add(key)
-            yield case
+        if key in seen:
+            continue
+        if not per_dtype and int(np.prod(next(iter(case.shapes.values()), [1]))) > SAMPLE_MAX_ELEMENTS:
+            if large_seen:
+                continue
+            large_seen = True
+        seen.add(key)
+        yield case
 
 
 def _fast_agrees_with_full_on(cases) -> tuple[int, set]:
