@@ -6,10 +6,12 @@ import json
 
 import click
 
+from specgen.commands.specs_or_exit import specs_option
 from specgen.exitcodes import Exit
 
 
 @click.command("coverage")
+@specs_option()
 @click.option("--op", multiple=True, help="Operator id(s); repeat or comma-separate (default: every operator).")
 @click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -36,7 +38,7 @@ def coverage(op, corpus, as_json):
         if name not in specs:
             fail(f"no operator {name!r}{did_you_mean(name, specs)}", Exit.USAGE)
     try:
-        cases = load_cases(corpus)
+        cases = load_cases(corpus, specs)
     except CorpusError as exc:
         fail(str(exc), Exit.USAGE)
     report = measure(specs, cases, ops)

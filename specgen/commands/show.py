@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import click
 
-from specgen.commands.specs_or_exit import load_specs_or_exit
+from specgen.commands.specs_or_exit import load_specs_or_exit, specs_option
 from specgen.render.show import UnknownName, render_operator
 
 
 @click.command("show")
+@specs_option()
 @click.argument("op")
 @click.option("--standard", "-s", "standard", metavar="S",
               help="Render only this standard's page (directml, onnx, onednn, ...).")
