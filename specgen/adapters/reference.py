@@ -41,14 +41,15 @@ def _code_for(specs: dict) -> Path:
     process (from the same templates as `specgen generate`) into a temporary folder."""
     folder = chosen_folder(specs)
     if folder not in _CODE:
-        import atexit
         import shutil
         import tempfile
+        from multiprocessing.util import Finalize
 
         from specgen.generate.tree import write_code
 
         root = Path(tempfile.mkdtemp(prefix="specgen-reference-"))
-        atexit.register(shutil.rmtree, root, True)
+        # removed at exit, in a main process and in a pool's worker alike (workers skip atexit)
+        Finalize(None, shutil.rmtree, args=(root, True), exitpriority=0)
         write_code(root, specs)
         _CODE[folder] = root
     return _CODE[folder]
