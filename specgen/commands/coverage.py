@@ -23,6 +23,7 @@ def coverage(op, corpus, as_json):
     from specgen.errors import SpecError
     from specgen.runner.cases import CorpusError, load_cases
     from specgen.spec.loader import load_all
+    from specgen.spec.provenance import specs_in_use_note
     from specgen.text import did_you_mean
 
     def fail(msg, code):
@@ -36,7 +37,7 @@ def coverage(op, corpus, as_json):
     ops = _split(op)
     for name in ops:
         if name not in specs:
-            fail(f"no operator {name!r}{did_you_mean(name, specs)}", Exit.USAGE)
+            fail(f"no operator {name!r}{did_you_mean(name, specs)} ({specs_in_use_note(specs)})", Exit.USAGE)
     try:
         cases = load_cases(corpus, specs)
     except CorpusError as exc:

@@ -20,7 +20,9 @@ def show(op, standard):
         by_name = {s.name.lower(): s for s in specs.values()}
         spec = by_name.get(op.lower())
     if spec is None:
-        click.echo(f"show: unknown operator {op!r}; known: {', '.join(specs)}", err=True)
+        from specgen.spec.provenance import specs_in_use_note
+
+        click.echo(f"show: unknown operator {op!r}; known: {', '.join(specs)} ({specs_in_use_note(specs)})", err=True)
         raise SystemExit(2)
     try:
         click.echo(render_operator(spec, standard), nl=False)

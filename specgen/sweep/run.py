@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 
 from specgen import dtypes as dt
-from specgen.spec.provenance import chosen_folder
+from specgen.spec.provenance import chosen_folder, specs_in_use_note
 from specgen.sweep.chunk import SweepDef
 from specgen.sweep.space import BitsSpace, SampleSpace, breakpoint_bits
 from specgen.sweep.summary import Summary, merge_all
@@ -108,7 +108,7 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
 
         specs = load_all()
     if op not in specs:
-        raise SweepUsageError(f"unknown op {op!r} (known: {', '.join(specs)})")
+        raise SweepUsageError(f"unknown op {op!r} (known: {', '.join(specs)}; {specs_in_use_note(specs)})")
     spec = specs[op]
     if standard is None:
         standard = "onnx" if "onnx" in spec.standards else next(iter(spec.standards))
