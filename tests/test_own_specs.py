@@ -163,3 +163,16 @@ def test_an_unknown_op_names_the_specs_in_use(story):
     _, gen = story
     code, out = specgen("run", "--adapter", "reference", "--corpus", gen, "--op", "team_bump")
     assert code == 2 and "unknown op(s) team_bump" in out and "the bundled specs; --specs DIR" in out, out
+
+
+def test_the_issue_s_story_specs_copied_beside_the_own_op(story, tmp_path):
+    """`cp specs/*.yaml myspecs/ && cp my_op.yaml myspecs/`: specs with more operators than a corpus
+    judge it (the team's corpus and the bundled one alike: the record is of content, not of paths)."""
+    _, gen = story
+    both = tmp_path / "myspecs"
+    shutil.copytree(specs_dir(), both)
+    shutil.copy(FIXTURE, both)
+    code, out = specgen("run", "--specs", both, "--adapter", "reference", "--corpus", gen, "--op", "team_bump", "-q")
+    assert code == 0 and " 0 fail, 0 error" in out, out
+    code, out = specgen("cases", "--specs", both, "--op", "softsign", "--count")
+    assert code == 0 and int(out.strip()) > 0, out
