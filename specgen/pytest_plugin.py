@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 _RUNNER_KEY = "_specgen_runner"
+_SPECS_ENV_KEY = "_specgen_specs_env"  # SPECGEN_SPECS as it was before --specgen-specs set it
 
 
 def pytest_addoption(parser):
@@ -23,6 +24,9 @@ def pytest_addoption(parser):
     group.addoption("--specgen-adapter", default=None, metavar="NAME",
                     help="collect the vector corpus cases for this adapter (name or module:Class)")
     group.addoption("--specgen-corpus", default=None, metavar="DIR", help="corpus directory (default generated/vectors)")
+    group.addoption("--specgen-specs", default=None, metavar="DIR",
+                    help="specs folder in use (default: $SPECGEN_SPECS, else the bundled specs/); the corpus must "
+                         "have been generated from it")
     for opt, what in (("op", "operator id"), ("standard", "standard key"), ("version", "version glob"),
                       ("dtype", "dtype"), ("case", "case-id glob")):
         group.addoption(f"--specgen-{opt}", action="append", default=[], metavar=opt.upper(),
@@ -142,9 +146,14 @@ def pytest_collection_modifyitems(session, config, items):
     from specgen.adapters.registry import AdapterLoadError, load
     from specgen.runner.baseline import Baseline, BaselineError
     from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
+    from specgen.errors import SpecError
     from specgen.spec.loader import load_all
 
-    specs = load_all()
+    _use_specs(config)
+    try:
+        specs = load_all()
+    except (SpecError, FileNotFoundError) as exc:
+        _usage(f"the specs do not load: {exc}")
     try:
         loaded = load(name, specs)
     except AdapterLoadError as exc:
@@ -164,7 +173,7 @@ def pytest_collection_modifyitems(session, config, items):
         _usage(problem)
     cases = getattr(config, "_specgen_cases", None)  # tests may inject in-memory cases
     try:
-        cases = cases if cases is not None else load_cases(config.getoption("--specgen-corpus"))
+        cases = cases if cases is not None else load_cases(config.getoption("--specgen-corpus"), specs)
     except CorpusError as exc:
         _usage(str(exc))
     problem = filter_problem(filters, specs, cases)
@@ -182,7 +191,34 @@ def pytest_collection_modifyitems(session, config, items):
         items.extend(x for x in report.result if isinstance(x, pytest.Item))
 
 
+def _use_specs(config) -> None:
+    """--specgen-specs DIR becomes SPECGEN_SPECS for this session (the library's defaults and the
+    processes it starts read it, as with `specgen run --specs`); restored at unconfigure."""
+    import os
+    from pathlib import Path
+
+    from specgen.resources import SPECS_ENV
+
+    folder = config.getoption("--specgen-specs", default=None)
+    if not folder:
+        return
+    if not Path(folder).is_dir():
+        _usage(f"--specgen-specs {folder}: no such directory")
+    setattr(config, _SPECS_ENV_KEY, (os.environ.get(SPECS_ENV),))
+    os.environ[SPECS_ENV] = str(Path(folder).resolve())
+
+
 def pytest_unconfigure(config):
     box = getattr(config, _RUNNER_KEY, None)
     if box is not None:
         box.close()
+    saved = getattr(config, _SPECS_ENV_KEY, None)
+    if saved is not None:
+        import os
+
+        from specgen.resources import SPECS_ENV
+
+        if saved[0] is None:
+            os.environ.pop(SPECS_ENV, None)
+        else:
+            os.environ[SPECS_ENV] = saved[0]

@@ -1,7 +1,11 @@
 """Where the bundled specs/ and templates/ are, for an editable checkout and an installed wheel alike."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+#: the environment variable naming the specs folder in use (``--specs`` sets it for the command's run)
+SPECS_ENV = "SPECGEN_SPECS"
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -18,6 +22,18 @@ def _find(name: str) -> Path:
 
 def specs_dir() -> Path:
     return _find("specs")
+
+
+def specs_in_use() -> Path:
+    """The specs folder every command, the pytest plugin and the library read by default:
+    $SPECGEN_SPECS when set (``--specs DIR`` sets it for one command), else the bundled specs/."""
+    chosen = os.environ.get(SPECS_ENV)
+    if not chosen:
+        return specs_dir()
+    path = Path(chosen)
+    if not path.is_dir():
+        raise FileNotFoundError(f"{SPECS_ENV}={chosen}: no such directory (the specs folder in use)")
+    return path
 
 
 def templates_dir() -> Path:

@@ -186,7 +186,8 @@ def test_unknown_operator_exits_2_with_one_line_naming_the_operators(specs):
     result = show("hard_sigmoyd")
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr.splitlines() == [f"show: unknown operator 'hard_sigmoyd'; known: {', '.join(specs)}"]
+    assert result.stderr.splitlines() == [f"show: unknown operator 'hard_sigmoyd'; known: {', '.join(specs)} (the "
+                                          f"bundled specs; --specs DIR or SPECGEN_SPECS=DIR uses another specs folder)"]
 
 
 def test_unknown_standard_exits_2_with_one_line_naming_the_standards():

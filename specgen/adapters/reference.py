@@ -2,7 +2,9 @@
 and, for must-reject cases, the generated validation code (generated/validate/<op>.py).
 
 The generated modules are found through specgen.resources.generated_dir() and imported by path
-(they are data of the checkout, not a package). The adapter claims every (op, standard, version,
+(they are data of the checkout, not a package). With specs other than the bundled ones (``--specs``,
+SPECGEN_SPECS) the same modules are written from those specs into a temporary folder once per
+process, so the reference always computes what the specs in use say. The adapter claims every (op, standard, version,
 dtype, rank) the specs list, in-place and strided calls included: the reference is pure numpy.
 """
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from specgen.adapters.base import Adapter, Claim, NotInstalled
+from specgen.spec.provenance import chosen_folder
 
 
 def _generated() -> Path:
@@ -28,6 +31,28 @@ def _generated() -> Path:
 
         root = repo_root()
         return (root / "generated") if root else Path("generated")
+
+
+_CODE: dict[str, Path] = {}  # specs folder -> the reference and validation code written for it
+
+
+def _code_for(specs: dict) -> Path:
+    """The reference and validation code of specs other than the bundled ones, written once per
+    process (from the same templates as `specgen generate`) into a temporary folder."""
+    folder = chosen_folder(specs)
+    if folder not in _CODE:
+        import shutil
+        import tempfile
+        from multiprocessing.util import Finalize
+
+        from specgen.generate.tree import write_code
+
+        root = Path(tempfile.mkdtemp(prefix="specgen-reference-"))
+        # removed at exit, in a main process and in a pool's worker alike (workers skip atexit)
+        Finalize(None, shutil.rmtree, args=(root, True), exitpriority=0)
+        write_code(root, specs)
+        _CODE[folder] = root
+    return _CODE[folder]
 
 
 def _import_path(path: Path, name: str):
@@ -69,11 +94,16 @@ class ReferenceAdapter(Adapter):
     description = "specgen's generated numpy reference (generated/reference) and validation (generated/validate)"
 
     def __init__(self):
+        self._modules: dict = {}
+        self._suffix = ""
+        if chosen_folder(self.specs) is not None:  # a team's own specs: their reference, not generated/'s
+            self.root = _code_for(self.specs)
+            self._suffix = f"_{abs(hash(str(self.root))):x}"  # another tree than generated/: other module names
+            return
         self.root = _generated()
         ref = self.root / "reference"
         if not ref.is_dir():
             raise NotInstalled(f"{ref} does not exist: run `specgen generate` first")
-        self._modules: dict = {}
 
     def _module(self, kind: str, op: str):
         key = (kind, op)
@@ -82,10 +112,10 @@ class ReferenceAdapter(Adapter):
             if not path.is_file():
                 raise FileNotFoundError(f"{path} does not exist: run `specgen generate`")
             if (self.root / kind / "__init__.py").is_file():  # a package (validate/ has _checks.py)
-                pkg = _package(self.root / kind, f"specgen_generated_{kind}")
+                pkg = _package(self.root / kind, f"specgen_generated_{kind}{self._suffix}")
                 self._modules[key] = importlib.import_module(f"{pkg}.{op}")
             else:
-                self._modules[key] = _import_path(path, f"specgen_generated_{kind}_{op}")
+                self._modules[key] = _import_path(path, f"specgen_generated_{kind}{self._suffix}_{op}")
         return self._modules[key]
 
     def claims(self):

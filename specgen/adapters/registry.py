@@ -179,6 +179,7 @@ def verify_claims(name: str, claims, specs: dict | None = None) -> tuple[list[Cl
     may claim "every float dtype" for every op)."""
     from specgen import dtypes as _dt
     from specgen.patterns import matches
+    from specgen.spec.provenance import specs_in_use_note
     from specgen.text import did_you_mean
 
     problems: list[str] = []
@@ -203,7 +204,7 @@ def verify_claims(name: str, claims, specs: dict | None = None) -> tuple[list[Cl
         spec = specs.get(claim.op)
         if spec is None:
             problems.append(f"claim names op {claim.op!r}{did_you_mean(claim.op, specs)}, which has no spec "
-                            f"(known: {', '.join(specs)})")
+                            f"(known: {', '.join(specs)}; {specs_in_use_note(specs)})")
             continue
         if claim.standard != "*" and claim.standard not in spec.standards:
             problems.append(f"claim for {claim.op} names standard {claim.standard!r}"

@@ -124,7 +124,7 @@ def load(specs: Mapping[str, Any], path: str | Path = MAPPING, torch=None) -> Op
         op = item["op"]
         spec = specs.get(op)
         if spec is None:
-            result.skipped.append(f"{op}: torch.{item['call']} not claimed, no spec {op!r} in specs/ yet "
+            result.skipped.append(f"{op}: torch.{item['call']} not claimed, no spec {op!r} in the specs in use "
                                   f"({doc.path}:{doc.line(at)})")
             continue
         names = [a.name for a in spec.attributes]  # string attributes (GELU's approximate) included

@@ -5,8 +5,11 @@ import json
 
 import click
 
+from specgen.commands.specs_or_exit import specs_option
+
 
 @click.command("adapters")
+@specs_option()
 @click.argument("names", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def adapters(names, as_json):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from specgen.commands.specs_or_exit import load_specs_or_exit, specs_option
 from specgen.exitcodes import Exit
 
 
@@ -27,7 +28,7 @@ def _load(path, corpus, placeholders_ok=False):
         click.echo(f"baseline: {exc}", err=True)
         raise SystemExit(int(Exit.USAGE))
     try:
-        ids = [c.id for c in load_cases(corpus)]
+        ids = [c.id for c in load_cases(corpus, load_specs_or_exit("baseline", int(Exit.USAGE)))]
     except CorpusError as exc:
         click.echo(f"baseline: {exc}", err=True)
         raise SystemExit(int(Exit.USAGE))
@@ -36,6 +37,7 @@ def _load(path, corpus, placeholders_ok=False):
 
 
 @baseline.command("check")
+@specs_option()
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
 def check(path, corpus):
@@ -50,6 +52,7 @@ def check(path, corpus):
 
 
 @baseline.command("prune")
+@specs_option()
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
 def prune(path, corpus):

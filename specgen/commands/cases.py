@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import click
 
+from specgen.commands.specs_or_exit import specs_option
 from specgen.exitcodes import Exit
 
 
 @click.command("cases")
+@specs_option()
 @click.option("--op", multiple=True, help="Operator id(s); repeat or comma-separate.")
 @click.option("--standard", multiple=True, help="Standard key(s).")
 @click.option("--version", "versions", multiple=True, help="Version(s) (* wildcard allowed).")
@@ -38,7 +40,7 @@ def cases(op, standard, versions, dtype, case_globs, kind, corpus, shard, count)
     if problem:
         fail(problem, Exit.USAGE)
     try:
-        every = load_cases(corpus)
+        every = load_cases(corpus, specs)
     except CorpusError as exc:
         fail(str(exc), Exit.USAGE)
     problem = filter_problem(filters, specs, every)

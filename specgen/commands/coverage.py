@@ -6,10 +6,12 @@ import json
 
 import click
 
+from specgen.commands.specs_or_exit import specs_option
 from specgen.exitcodes import Exit
 
 
 @click.command("coverage")
+@specs_option()
 @click.option("--op", multiple=True, help="Operator id(s); repeat or comma-separate (default: every operator).")
 @click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -21,6 +23,7 @@ def coverage(op, corpus, as_json):
     from specgen.errors import SpecError
     from specgen.runner.cases import CorpusError, load_cases
     from specgen.spec.loader import load_all
+    from specgen.spec.provenance import specs_in_use_note
     from specgen.text import did_you_mean
 
     def fail(msg, code):
@@ -34,9 +37,9 @@ def coverage(op, corpus, as_json):
     ops = _split(op)
     for name in ops:
         if name not in specs:
-            fail(f"no operator {name!r}{did_you_mean(name, specs)}", Exit.USAGE)
+            fail(f"no operator {name!r}{did_you_mean(name, specs)} ({specs_in_use_note(specs)})", Exit.USAGE)
     try:
-        cases = load_cases(corpus)
+        cases = load_cases(corpus, specs)
     except CorpusError as exc:
         fail(str(exc), Exit.USAGE)
     report = measure(specs, cases, ops)

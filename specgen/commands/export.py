@@ -5,10 +5,12 @@ from pathlib import Path
 
 import click
 
+from specgen.commands.specs_or_exit import load_specs_or_exit, specs_option
 from specgen.exitcodes import Exit
 
 
 @click.command("export")
+@specs_option()
 @click.option("--format", "fmt", type=click.Choice(["onnx", "npz"]), required=True,
               help="onnx: ONNX backend-test layout (needs the onnx package); npz: one .npz per case + manifest.json.")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory to write.")
@@ -31,20 +33,19 @@ def export(fmt, out, op, standard, versions, dtype, case_globs, corpus, replace)
     from specgen.exports import LOST
     from specgen.exports.folder import NotAnExportFolder, export_into
     from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
-    from specgen.spec.loader import load_all
 
     def fail(msg, code):
         click.echo(f"export: {msg}", err=True)
         raise SystemExit(int(code))
 
-    specs = load_all()
+    specs = load_specs_or_exit("export", int(Exit.USAGE))
     filters = Filters(ops=_split(op), standards=_split(standard), versions=_split(versions), dtypes=_split(dtype),
                       cases=tuple(case_globs))
     problem = filter_problem(filters, specs)
     if problem:
         fail(problem, Exit.USAGE)
     try:
-        cases = select(load_cases(corpus), filters)
+        cases = select(load_cases(corpus, specs), filters)
     except CorpusError as exc:
         fail(str(exc), Exit.USAGE)
     if not cases:

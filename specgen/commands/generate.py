@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from specgen.commands.specs_or_exit import specs_option
 from specgen.errors import SpecError
 from specgen.resources import repo_root
 
@@ -53,10 +54,9 @@ def run_check(out: Path, specs_dir, exhaustive: bool = False, fix: str = "specge
 
 
 @click.command("generate")
+@specs_option(expose=True)
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
               help="directory to write (default: generated/ of the checkout)")
-@click.option("--specs", "specs_dir", type=click.Path(exists=True, file_okay=False), default=None,
-              help="spec directory (default: the bundled specs/)")
 @click.option("--check", is_flag=True, help="regenerate to a temporary place; exit 1 if the output is stale")
 @click.option("--exhaustive", is_flag=True, help="also write exhaustive/: every value of each 16-bit float dtype")
 @click.option("--progress/--no-progress", default=True,

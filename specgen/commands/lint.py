@@ -5,9 +5,10 @@ from pathlib import Path
 
 import click
 
+from specgen.commands.specs_or_exit import specs_option
 from specgen.errors import Problem, SpecError
 from specgen.generate.corpus import breakpoint_problems
-from specgen.resources import specs_dir
+from specgen.resources import specs_in_use
 from specgen.spec import semantic
 from specgen.spec.loader import STANDARDS_FILE, check_file, load_standards, spec_files
 
@@ -17,7 +18,7 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
     targets: list[tuple[Path, str]] = []
     early: list[Problem] = []
     if not paths:
-        base = specs_dir()
+        base = specs_in_use()
         targets = [(p, str(p)) for p in spec_files(base)]
         std_path = base / STANDARDS_FILE
     else:
@@ -66,9 +67,10 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
 
 
 @click.command("lint")
+@specs_option()
 @click.argument("paths", nargs=-1, type=click.Path())
 def lint(paths):
-    """Validate spec files (default: the bundled specs/)."""
+    """Validate spec files (default: the specs in use: --specs, $SPECGEN_SPECS, else the bundled specs/)."""
     ok, problems = lint_paths(list(paths))
     if problems:
         for p in problems:

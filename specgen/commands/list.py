@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from specgen.commands.specs_or_exit import load_specs_or_exit
+from specgen.commands.specs_or_exit import load_specs_or_exit, specs_option
 
 
 def operator_rows(specs) -> list[tuple[str, str, str]]:
@@ -13,6 +13,7 @@ def operator_rows(specs) -> list[tuple[str, str, str]]:
 
 
 @click.command("list")
+@specs_option()
 def list_operators():
     """List operators with their standards and versions."""
     rows = [("OPERATOR", "NAME", "STANDARDS (VERSIONS)")] + operator_rows(load_specs_or_exit("list"))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from specgen.commands.specs_or_exit import specs_option
 from specgen.exitcodes import Exit
 
 EXIT_HELP = """\b
@@ -107,6 +108,7 @@ def _update_last_failed(result) -> None:
 
 
 @click.command("run", epilog=EXIT_HELP)
+@specs_option()
 @click.option("--adapter", "adapter_name", required=True, help="Adapter name (see `specgen adapters`) or module:Class.")
 @click.option("--op", multiple=True, help="Operator id(s) (hard_sigmoid); repeat or comma-separate.")
 @click.option("--standard", multiple=True, help="Standard key(s): onnx, directml, onednn.")
@@ -201,7 +203,7 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, s
         _fail(f"--write-baseline {write_baseline} is the baseline of adapter {previous.adapter!r}; not rewriting it "
               f"from a run of {loaded.name!r} (write to another file)", Exit.USAGE)
     try:
-        every_case = load_cases(corpus)
+        every_case = load_cases(corpus, specs)
     except CorpusError as exc:
         _fail(str(exc), Exit.USAGE)
     problem = filter_problem(filters, specs, every_case)

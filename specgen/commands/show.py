@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import click
 
-from specgen.commands.specs_or_exit import load_specs_or_exit
+from specgen.commands.specs_or_exit import load_specs_or_exit, specs_option
 from specgen.render.show import UnknownName, render_operator
 
 
 @click.command("show")
+@specs_option()
 @click.argument("op")
 @click.option("--standard", "-s", "standard", metavar="S",
               help="Render only this standard's page (directml, onnx, onednn, ...).")
@@ -19,7 +20,9 @@ def show(op, standard):
         by_name = {s.name.lower(): s for s in specs.values()}
         spec = by_name.get(op.lower())
     if spec is None:
-        click.echo(f"show: unknown operator {op!r}; known: {', '.join(specs)}", err=True)
+        from specgen.spec.provenance import specs_in_use_note
+
+        click.echo(f"show: unknown operator {op!r}; known: {', '.join(specs)} ({specs_in_use_note(specs)})", err=True)
         raise SystemExit(2)
     try:
         click.echo(render_operator(spec, standard), nl=False)

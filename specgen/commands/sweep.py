@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from specgen.commands.specs_or_exit import specs_option
 from specgen.exitcodes import Exit
 
 EXIT_ADAPTER, EXIT_NO_CASES, EXIT_USAGE = int(Exit.ADAPTER), int(Exit.NOTHING), int(Exit.USAGE)
@@ -67,6 +68,7 @@ def _relative(plot_path, markdown_path):
 
 
 @click.command("sweep")
+@specs_option()
 @click.option("--adapter", "adapter_name", required=True, help="Adapter name (see `specgen adapters`) or module:Class.")
 @click.option("--op", required=True, help="Operator id (hard_sigmoid).")
 @click.option("--standard", default=None, help="Standard key (default: onnx where the op has it).")

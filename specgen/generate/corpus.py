@@ -21,6 +21,7 @@ from specgen.errors import SpecError
 from specgen.generate import rules
 from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, region_values, specials)
 from specgen.numerics.exact import golden
+from specgen.spec.provenance import tolerance_record
 from specgen.vectors import CorpusWriter
 
 # shapes of the rank sweep: sizes that are not multiples of common vector widths
@@ -220,11 +221,7 @@ def _fit_rank(dims: list[int], rank: int) -> list[int]:
     return [1] * (rank - len(dims)) + dims
 
 
-def _tolerance(spec, dtype: str) -> dict:
-    t = spec.tolerance.get(dtype)
-    if t is None:
-        return {"metric": None, "value": None, "intermediate": None}
-    return {"metric": t.metric, "value": t.value, "intermediate": t.intermediate}
+_tolerance = tolerance_record  # the record the runner checks the specs in use against
 
 
 def content_rank(ranks) -> int:

@@ -15,6 +15,8 @@ from specgen.errors import Problem, SpecError
 from specgen.formula.breakpoints import NotRational
 from specgen.generate import corpus as cp
 from specgen.generate import render
+from specgen.resources import specs_in_use
+from specgen.spec import provenance
 from specgen.spec.loader import load_all
 from specgen.vectors import CorpusWriter
 
@@ -86,24 +88,30 @@ def _generating(spec, stage: str):
                                                       f"limit of the generator; SPECGEN_TRACEBACK=1 shows where)")]) from None
 
 
-def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = False, progress=None) -> cp.Stats:
-    """Write the complete tree into ``out`` (an empty or new directory). Raises SpecError on bad specs.
-    ``progress(done, total, label)`` is called after each (op, standard, version)."""
-    specs = load_all(specs_dir)
-    total = sum(len(std.versions) for spec in specs.values() for std in spec.standards.values())
-    done = 0
+def write_code(out: Path, specs: dict) -> None:
+    """Write reference/<op>.py and validate/ (the shared checks and <op>.py) for ``specs`` under
+    ``out``: generated/'s code, and the reference adapter's for specs other than the bundled ones."""
     env = render.environment()
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "README.md").write_text(README)
-    (out / ".gitignore").write_text(GITIGNORE)
     for kind in ("reference", "validate"):
-        (out / kind).mkdir(exist_ok=True)
+        (out / kind).mkdir(parents=True, exist_ok=True)
     (out / "validate" / "__init__.py").write_text(render.shared_module(env, "validate/__init__.py.j2"))
     (out / "validate" / "_checks.py").write_text(render.shared_module(env, "validate/_checks.py.j2"))
     for op_id, spec in specs.items():
         with _generating(spec, "writing its reference and validation modules"):
             (out / "reference" / f"{op_id}.py").write_text(render.reference_module(env, spec), encoding="utf-8")
             (out / "validate" / f"{op_id}.py").write_text(render.validate_module(env, spec), encoding="utf-8")
+
+
+def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = False, progress=None) -> cp.Stats:
+    """Write the complete tree into ``out`` (an empty or new directory). Raises SpecError on bad specs.
+    ``progress(done, total, label)`` is called after each (op, standard, version)."""
+    specs = load_all(specs_dir)
+    total = sum(len(std.versions) for spec in specs.values() for std in spec.standards.values())
+    done = 0
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "README.md").write_text(README)
+    (out / ".gitignore").write_text(GITIGNORE)
+    write_code(out, specs)
     stats = cp.Stats()
     writer = CorpusWriter()
     for op_id, spec in specs.items():
@@ -123,12 +131,14 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
             std, ver, dtype = cp.large_case_choice(spec, oc.x)
             oc.large(std, ver, dtype)
     sources = {op_id: render.spec_source(s) for op_id, s in specs.items()}
-    writer.write(out / "vectors", extra={"sources": sources, "note": "do not edit: written by `specgen generate`"})
+    generated_from = provenance.record(specs, specs_dir or specs_in_use())  # judged by exactly these specs
+    writer.write(out / "vectors", extra={"sources": sources, provenance.MANIFEST_KEY: generated_from,
+                                         "note": "do not edit: written by `specgen generate`"})
     if exhaustive:
         ex_writer = CorpusWriter()
         for spec in specs.values():
             cp.exhaustive_cases(spec, ex_writer)
-        ex_writer.write(out / EXHAUSTIVE, extra={"sources": sources,
+        ex_writer.write(out / EXHAUSTIVE, extra={"sources": sources, provenance.MANIFEST_KEY: generated_from,
                                                 "note": "do not edit: written by `specgen generate --exhaustive`"})
     return stats
 

@@ -87,8 +87,13 @@ class CorpusError(Exception):
     """The corpus cannot be read (missing, malformed, or specgen.vectors not available)."""
 
 
-def load_cases(corpus_dir: str | Path | None = None) -> list:
-    """Every case of the corpus (through specgen.vectors, the format module)."""
+class CorpusMismatch(CorpusError):
+    """The corpus was generated from other specs than those in use."""
+
+
+def load_cases(corpus_dir: str | Path | None = None, specs: dict | None = None) -> list:
+    """Every case of the corpus (through specgen.vectors, the format module). With ``specs`` (the
+    specs in use), CorpusMismatch when the corpus was generated from other specs (spec/provenance)."""
     directory = Path(corpus_dir) if corpus_dir else default_corpus_dir()
     try:
         from specgen.vectors import load_corpus
@@ -103,7 +108,23 @@ def load_cases(corpus_dir: str | Path | None = None) -> list:
         corpus = load_corpus(directory)
     except Exception as exc:
         raise CorpusError(f"cannot read the corpus at {directory}: {type(exc).__name__}: {exc}") from exc
+    if specs is not None:
+        from specgen.spec.provenance import differences
+
+        found = differences(corpus.manifest, corpus.cases, specs)
+        if found:
+            raise CorpusMismatch(mismatch_message(directory, specs, found))
     return list(corpus.cases)
+
+
+def mismatch_message(directory: Path, specs: dict, found: list[str], shown: int = 5) -> str:
+    from specgen.resources import SPECS_ENV
+
+    where = Path(next(iter(specs.values())).path).parent if specs else "(none)"
+    more = f"; and {len(found) - shown} more" if len(found) > shown else ""
+    return (f"the corpus at {directory} was not generated from the specs in use ({where}): "
+            f"{'; '.join(found[:shown])}{more}. Judge it with the specs it was generated from "
+            f"(--specs DIR or {SPECS_ENV}=DIR), or regenerate it: specgen generate --specs {where} --out DIR")
 
 
 @dataclass(frozen=True)
@@ -143,10 +164,12 @@ def filter_problem(filters: Filters, specs: dict, cases: Iterable | None = None)
     cases use dtypes a version does not list) and each ``--version`` glob must match a version of
     them. Without ``cases`` only the dtype's name is checked (specgen.dtypes)."""
     from specgen.dtypes import DTYPES
+    from specgen.spec.provenance import specs_in_use_note
 
     bad = [o for o in filters.ops if o not in specs]
     if bad:
-        return f"unknown op(s) {', '.join(bad)}{did_you_mean(bad[0], specs)}; known: {', '.join(specs)}"
+        return (f"unknown op(s) {', '.join(bad)}{did_you_mean(bad[0], specs)}; known: {', '.join(specs)} "
+                f"({specs_in_use_note(specs)})")
     known_std = sorted({s for spec in specs.values() for s in spec.standards})
     bad = [s for s in filters.standards if s not in known_std]
     if bad:

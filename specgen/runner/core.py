@@ -29,6 +29,7 @@ from specgen.runner.probe import probe as _probe
 from specgen.runner.profile import case_profile
 from specgen.runner.verdicts import (ERROR, FAIL, FAILING, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS,  # noqa: F401
                                      Cause, Probe, Result, RunResult)
+from specgen.spec.provenance import chosen_folder
 
 
 class CorpusDataError(Exception):
@@ -43,10 +44,13 @@ def _default_compare():
 
 
 def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate: bool = False,
-                  timeout: float | None = None) -> str:
+                  timeout: float | None = None, specs: str | None = None) -> str:
     """The command that re-runs exactly one case; ``timeout`` (a case that timed out, or a run with an
-    explicit --timeout) is passed on so that the re-run judges it the same way."""
+    explicit --timeout) is passed on so that the re-run judges it the same way; ``specs``: the specs
+    folder when it is not the bundled one."""
     cmd = f"specgen run --adapter {shlex.quote(adapter)} --case {shlex.quote(case_id)}"
+    if specs:
+        cmd += f" --specs {shlex.quote(str(specs))}"
     if corpus:
         cmd += f" --corpus {shlex.quote(str(corpus))}"
     if isolate:
@@ -73,6 +77,7 @@ class Runner:
         self.loaded = loaded
         self.name = loaded.name
         self.specs = specs
+        self.specs_folder = chosen_folder(specs)
         self._compare = compare
         self.isolate = isolate or timeout is not None
         self.timeout = timeout if timeout is not None else (60.0 if isolate else None)
@@ -122,7 +127,8 @@ class Runner:
                       dtype=case.dtype, kind=getattr(case, "kind", "positive"), verdict=verdict, reason=reason,
                       cause=cause,
                       rerun=rerun_command(self.name, case.id, self.corpus, self.isolate,
-                                          self.timeout if self._timeout_given or cause == Cause.TIMEOUT else None),
+                                          self.timeout if self._timeout_given or cause == Cause.TIMEOUT else None,
+                                          self.specs_folder),
                       in_place=bool(case.in_place), strided=any(s is not None for s in strides.values()),
                       shape=list(first), tags=list(getattr(case, "tags", ()) or ()), **kw)
 

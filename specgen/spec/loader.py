@@ -20,7 +20,7 @@ from specgen.errors import FormulaError, Problem, SpecError
 from specgen.formula.nodes import names as formula_names
 from specgen.formula.numpy_eval import evaluate
 from specgen.formula.parser import parse_formula
-from specgen.resources import specs_dir
+from specgen.resources import specs_in_use
 from specgen.spec import model as m
 from specgen.spec import schema, semantic
 from specgen.spec.schema import value_kind as _kind
@@ -98,7 +98,7 @@ def _version_key(version: str) -> tuple:
 # ----------------------------------------------------------------------------- standards registry
 
 def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
-    path = Path(path) if path else specs_dir() / STANDARDS_FILE
+    path = Path(path) if path else specs_in_use() / STANDARDS_FILE
     try:
         doc = read_document(path)
     except YamlProblems as exc:
@@ -167,7 +167,7 @@ TOP_OPTIONAL = ("examples", "test_attributes")
 
 
 def spec_files(directory: str | Path | None = None) -> list[Path]:
-    directory = Path(directory) if directory else specs_dir()
+    directory = Path(directory) if directory else specs_in_use()
     return sorted(p for p in directory.glob("*.yaml") if not p.name.startswith("_"))
 
 
@@ -230,8 +230,8 @@ def load_spec(path: str | Path, standards: dict[str, m.StandardInfo] | None = No
 
 
 def load_all(directory: str | Path | None = None) -> dict[str, m.OpSpec]:
-    """Every operator spec in a directory (default: the bundled specs/), keyed by id, sorted."""
-    directory = Path(directory) if directory else specs_dir()
+    """Every operator spec in a directory (default: the specs in use, resources.specs_in_use), keyed by id, sorted."""
+    directory = Path(directory) if directory else specs_in_use()
     standards = load_standards(semantic.standards_file(directory))
     problems: list[Problem] = []
     specs: dict[str, m.OpSpec] = {}

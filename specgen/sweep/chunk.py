@@ -43,10 +43,12 @@ class SweepDef:
     backend: str  # the adapter's backend version, as the parent saw it
     space: tuple  # ("bits", ((lo, hi), ...)) or ("sample", per_binade, seed, (extra bits, ...))
     chunk_size: int
+    specs: str = ""  # the specs folder the op is read from, absolute ("": the bundled specs/)
 
     def identity(self) -> dict:
         d = asdict(self)
         del d["chunk_size"]  # the grid does not change the result: parts cut differently still merge
+        del d["specs"]  # where the specs lie is not what was swept (a folder moved still resumes)
         d["attributes"] = {k: v for k, v in self.attributes}
         d["attributes_given"] = list(self.attributes_given)
         if self.space[0] == "bits":
@@ -80,31 +82,39 @@ class _Worker:
 _CACHE: dict[SweepDef, _Worker] = {}
 
 
-_SPECS: dict = {}
+_SPECS: dict[str, dict] = {}  # specs folder ("": the bundled specs/) -> its loaded specs
 
 
-def preload_specs() -> None:
-    """Parse the bundled specs once (the local pool's fork server calls this, so that every worker
-    it forks starts with them)."""
-    if not _SPECS:
+def preload_specs(directory: str = "") -> dict:
+    """The specs of a folder, parsed once per process (the local pool's fork server calls this for
+    the bundled specs, so that every worker it forks starts with them)."""
+    if directory not in _SPECS:
+        from specgen.resources import specs_dir
         from specgen.spec.loader import load_all
 
-        _SPECS.update(load_all())
+        _SPECS[directory] = load_all(directory or specs_dir())
+    return _SPECS[directory]
 
 
-def load_adapter(name: str):
+def load_adapter(name: str, specs: dict | None = None):
     """The adapter object for a worker: constructed from its entry point, without asking for its
     claims again (the parent checked them; onnxruntime's claims build a session per op, opset and
-    dtype)."""
+    dtype). ``specs``: the sweep's specs, handed to the adapter as the registry does."""
     import importlib
 
+    from specgen.adapters.base import Adapter
     from specgen.adapters.registry import entry
 
     module, _, attr = entry(name).value.partition(":")
     obj = importlib.import_module(module)
     for part in attr.split("."):
         obj = getattr(obj, part)
-    adapter = obj()
+    if isinstance(obj, type) and issubclass(obj, Adapter):
+        adapter = obj.__new__(obj)
+        adapter._specs = specs  # before __init__, which may read self.specs
+        adapter.__init__()
+    else:
+        adapter = obj()
     try:
         if not getattr(adapter, "name", ""):
             adapter.name = name
@@ -116,10 +126,10 @@ def load_adapter(name: str):
 def worker_state(sweep: SweepDef) -> _Worker:
     w = _CACHE.get(sweep)
     if w is None:
-        preload_specs()
-        spec = _SPECS[sweep.op]
+        specs = preload_specs(sweep.specs)
+        spec = specs[sweep.op]
         ctx = J.Context(spec, sweep.standard, sweep.dtype, sweep.attrs)
-        w = _CACHE[sweep] = _Worker(ctx, load_adapter(sweep.adapter), sweep.make_space(), spec)
+        w = _CACHE[sweep] = _Worker(ctx, load_adapter(sweep.adapter, specs), sweep.make_space(), spec)
     return w
 
 

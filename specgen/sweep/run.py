@@ -7,11 +7,13 @@ returns the result.
 """
 from __future__ import annotations
 
+import shlex
 import time
 from dataclasses import dataclass, field
 
 
 from specgen import dtypes as dt
+from specgen.spec.provenance import chosen_folder, specs_in_use_note
 from specgen.sweep.chunk import SweepDef
 from specgen.sweep.space import BitsSpace, SampleSpace, breakpoint_bits
 from specgen.sweep.summary import Summary, merge_all
@@ -106,7 +108,7 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
 
         specs = load_all()
     if op not in specs:
-        raise SweepUsageError(f"unknown op {op!r} (known: {', '.join(specs)})")
+        raise SweepUsageError(f"unknown op {op!r} (known: {', '.join(specs)}; {specs_in_use_note(specs)})")
     spec = specs[op]
     if standard is None:
         standard = "onnx" if "onnx" in spec.standards else next(iter(spec.standards))
@@ -189,7 +191,8 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
         space = SampleSpace(dtype, samples, seed, list(extra))
     sweep = SweepDef(op=op, standard=standard, version=str(version), dtype=dtype,
                      attributes=tuple(sorted(resolved.items())), attributes_given=given, adapter=loaded.name,
-                     backend=loaded.backend_version, space=space_key, chunk_size=int(chunk_size))
+                     backend=loaded.backend_version, space=space_key, chunk_size=int(chunk_size),
+                     specs=chosen_folder({op: spec}) or "")  # workers read it ("": bundled, preloaded)
     return Prepared(sweep, space, spec, bool(named), note)
 
 
@@ -216,6 +219,8 @@ def rerun_base(p: Prepared) -> str:
            f"--dtype {s.dtype}")
     if p.attributes_explicit:
         cmd += " --attributes " + ",".join(f"{k}={v!r}" for k, v in s.attributes)
+    if s.specs:
+        cmd += f" --specs {shlex.quote(s.specs)}"
     return cmd
 
 
