@@ -272,7 +272,7 @@ def test_broken_specs_are_exit_2_in_every_command_as_in_run(command, monkeypatch
     def broken(*a, **k):
         raise SpecError([Problem("specs/shrink.yaml", 12, "attributes.bias.default", "expected a number, got 'x'")])
 
-    monkeypatch.setattr("specgen.commands.specs_or_exit.load_all", broken)
+    monkeypatch.setattr("specgen.spec.loader.load_all", broken)
     res = CliRunner().invoke(main, command)
     assert res.exit_code == 2, res.output
     assert "specs/shrink.yaml:12: attributes.bias.default: expected a number" in res.stderr
