@@ -160,12 +160,14 @@ class CellCoverage:
     missing: list[str] = field(default_factory=list)  # allowed, no case
     not_allowed: list[str] = field(default_factory=list)
     incomplete: dict[str, list[str]] = field(default_factory=dict)  # needs_all classes: the tags not seen
+    covered: dict[str, list[str]] = field(default_factory=dict)  # needs_values classes: the needs found
 
     def to_json(self) -> dict:
         op, std, ver, dtype = self.cell.key
         return {"op": op, "standard": std, "version": ver, "dtype": dtype, "present": dict(self.present),
                 "missing": list(self.missing), "not_allowed": list(self.not_allowed),
-                "incomplete": {k: list(v) for k, v in self.incomplete.items()}}
+                "incomplete": {k: list(v) for k, v in self.incomplete.items()},
+                "covered": {k: list(v) for k, v in self.covered.items()}}
 
 
 class _CaseView:
@@ -279,6 +281,7 @@ def _count_values(cls: CaseClass, pool: list, cell: Cell, views: dict, cov: Cell
             lacking.append(label)
         else:
             used.add(id(holder))
+            cov.covered.setdefault(cls.name, []).append(label)
     if lacking:
         cov.incomplete[cls.name] = lacking
         return 0
@@ -295,7 +298,8 @@ def render_text(report: list[CellCoverage]) -> list[str]:
     lines = []
     for cov in report:
         op, std, ver, dtype = cov.cell.key
-        have = ", ".join(f"{k} {v}" for k, v in cov.present.items())
+        have = ", ".join(f"{k} {v}" + (f" ({len(cov.covered[k])} crossings)" if k in cov.covered else "")
+                         for k, v in cov.present.items())
         line = f"{op} {std}-{ver} {dtype}: {have}"
         if cov.missing:
             detail = [m + (f" (lacks {', '.join(cov.incomplete[m])})" if m in cov.incomplete else "") for m in cov.missing]

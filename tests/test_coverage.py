@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from specgen.cli import main
-from specgen.coverage import CLASS_NAMES, CLASSES, coverage, gaps
+from specgen.coverage import CLASS_NAMES, CLASSES, coverage, gaps, render_text
 from specgen.runner.cases import load_cases
 from specgen.spec.loader import load_all
 
@@ -129,7 +129,10 @@ def test_a_threshold_crossing_without_its_inputs_is_a_gap_naming_it():
 
     def float32(cases):
         return next(v for v in coverage(SPECS, cases, ("softplus",)) if v.cell.key[1:] == ("onnx", "22", "float32"))
-    assert float32(cell_cases).missing == []
+    full = float32(cell_cases)
+    assert full.missing == [] and [m.split(" (")[0].split(": exp ")[1] for m in full.covered["thresholds"]] == [
+        "underflow", "subnormal", "negligible-next-to-one", "one-negligible", "overflow"]
+    assert "thresholds 1 (5 crossings)" in render_text([full])[0]
     cov = float32([c for c in cell_cases if "thresholds" not in c.tags])
     assert cov.missing == ["thresholds"]
     assert any("exp(steepness * x): exp overflow (float32) at x = 88.72" in m for m in cov.incomplete["thresholds"])
