@@ -9,8 +9,8 @@ where shortcuts ("softplus(x) = x for x > 10") and early overflows change a resu
 
 Nothing here names a function or an operator: every call whose row has ``critical`` arguments is
 solved, through whatever the formula does to the input first (x / sqrt(2), alpha * x, -x, a cubic).
-The argument is evaluated in float64 numpy on a grid of 16 points per binade over the whole float64
-range, and each sign change of argument - critical is narrowed by bisection over the float64 order
+The argument is evaluated in float64 numpy on a grid of 4 points per binade over the whole float64
+range (the arguments are monotone pieces: x, -x, alpha * x, x / sqrt(2), a cubic), and each sign change of argument - critical is narrowed by bisection over the float64 order
 to two adjacent float64 values. float64 rounding of the argument can move a crossing by an ULP of
 float64; the corpus takes the inputs one ULP of the (narrower) input type beyond each side, so no
 crossing is missed by that.
@@ -29,7 +29,7 @@ from specgen.formula.critical import CriticalArgument, critical_arguments
 from specgen.formula.functions import FUNCTIONS
 from specgen.numerics.ulp import FORMATS
 
-GRID_PER_BINADE = 16
+GRID_PER_BINADE = 4
 MAX_CROSSINGS = 8  # per call and critical argument; more sign changes: not monotone enough, skipped
 _MAX_ORD = 0x7FEFFFFFFFFFFFFF  # ordinal of the largest finite float64
 WIDE_COMPUTE_TYPE = "float32"  # the type 16-bit kernels commonly compute in

@@ -9,6 +9,7 @@ numpy version.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -224,13 +225,21 @@ def threshold_values(found: list[Crossing], dtype: str, stream: Stream) -> np.nd
     stretch of a region wider than 2/THRESHOLD_STRATA of it holds an input (a shortcut's own
     threshold inside a region is caught) and so do its small magnitudes."""
     d = dt.get(dtype)
-    parts = [neighbourhood(c.value, dtype, THRESHOLD_WIDTH) for c in found]
+    parts = [_crossing_neighbours(c.value, dtype) for c in found]
     bounds = sorted({c.value for c in found})
     lo_lim, hi_lim = _dtype_limits(dtype)
     for lo, hi in regions(bounds, dtype):
         parts.append(_stratified(lo if lo is not None else lo_lim, hi if hi is not None else hi_lim,
                                  lo is not None and hi is not None, dtype, stream))
     return np.concatenate(parts).astype(d.numpy) if parts else np.array([], dtype=d.numpy)
+
+
+@functools.lru_cache(maxsize=8192)
+def _crossing_neighbours(value: Fraction, dtype: str) -> np.ndarray:
+    """neighbourhood() of a crossing (the same crossings recur in every version of a table)."""
+    out = neighbourhood(value, dtype, THRESHOLD_WIDTH)
+    out.flags.writeable = False
+    return out
 
 
 def _stratified(lo: Fraction, hi: Fraction, bounded: bool, dtype: str, stream: Stream) -> np.ndarray:
