@@ -45,6 +45,9 @@ class CaseClass:
     data: Callable[[dict], bool] | None = None  # or a positive case whose stored inputs show it
     scope: str = "dtype"  # "dtype": cases of the cell's dtype; "row": any case of the table row
     needs_all: Callable[[Cell], Iterable[str]] | None = None  # every one of these tags must occur
+    # or every one of these (label, attributes, values) must be found in a positive case's stored
+    # primary input under those attributes: (label, attribute values, the input values it needs)
+    needs_values: Callable[[Cell], Iterable[tuple[str, dict, tuple]]] | None = None
 
 
 def _float(cell: Cell) -> bool:
@@ -81,6 +84,22 @@ def _designed_sets(cell: Cell) -> list[str]:
     return [s.name for s in attribute_sets(cell.spec, cell.std.key, cell.ver.version)]
 
 
+def _has_crossings(cell: Cell) -> bool:
+    return _float(cell) and any(True for _ in _crossing_needs(cell))
+
+
+def _crossing_needs(cell: Cell):
+    """Per designed attribute set and threshold crossing (specgen.formula.thresholds): the two
+    values of the cell's dtype either side of the crossing, which some case must hold."""
+    from specgen.generate.corpus import attribute_sets, designed_crossings
+    from specgen.generate.design import neighbourhood
+
+    for aset in attribute_sets(cell.spec, cell.std.key, cell.ver.version):
+        for c in designed_crossings(cell.spec, cell.std, aset, cell.dtype):
+            either_side = tuple(float(v) for v in neighbourhood(c.value, cell.dtype, 0).astype(np.float64))
+            yield f"{aset.name}: {c.label} at x = {float(c.value):.9g}", dict(aset.values), either_side
+
+
 def _inputs(arrays: dict, case) -> list[np.ndarray]:
     return [np.asarray(arrays[k]) for k in arrays if k in case.inputs_named]
 
@@ -105,6 +124,9 @@ def _has_subnormal(inputs: list[np.ndarray]) -> bool:
 
 CLASSES: tuple[CaseClass, ...] = (
     CaseClass("regions", "seeded samples of every region of the formula", lambda c: True, tags=("regions",)),
+    CaseClass("thresholds", "inputs either side of every input where a function's argument crosses one of its "
+              "critical arguments (exp overflow, saturation, ...; specgen.formula.thresholds), from the stored data",
+              _has_crossings, needs_values=_crossing_needs),
     CaseClass("breakpoints", "every breakpoint with its ULP neighbours", lambda c: True, tags=("breakpoints",)),
     CaseClass("specials", "NaN or infinite inputs (from the stored data)", _float, data=_has_special),
     CaseClass("subnormals", "subnormal inputs (from the stored data)", _float, data=_has_subnormal),
@@ -138,12 +160,14 @@ class CellCoverage:
     missing: list[str] = field(default_factory=list)  # allowed, no case
     not_allowed: list[str] = field(default_factory=list)
     incomplete: dict[str, list[str]] = field(default_factory=dict)  # needs_all classes: the tags not seen
+    covered: dict[str, list[str]] = field(default_factory=dict)  # needs_values classes: the needs found
 
     def to_json(self) -> dict:
         op, std, ver, dtype = self.cell.key
         return {"op": op, "standard": std, "version": ver, "dtype": dtype, "present": dict(self.present),
                 "missing": list(self.missing), "not_allowed": list(self.not_allowed),
-                "incomplete": {k: list(v) for k, v in self.incomplete.items()}}
+                "incomplete": {k: list(v) for k, v in self.incomplete.items()},
+                "covered": {k: list(v) for k, v in self.covered.items()}}
 
 
 class _CaseView:
@@ -207,6 +231,8 @@ def coverage(specs: dict, cases: Iterable, ops: Iterable[str] = ()) -> list[Cell
 
 
 def _count(cls: CaseClass, pool: list, cell: Cell, views: dict, cov: CellCoverage) -> int:
+    if cls.needs_values is not None:
+        return _count_values(cls, pool, cell, views, cov)
     if cls.needs_all is not None:
         seen = set().union(*(set(c.tags or ()) for c in pool if c.kind == "positive")) if pool else set()
         need = list(cls.needs_all(cell))
@@ -229,6 +255,39 @@ def _count(cls: CaseClass, pool: list, cell: Cell, views: dict, cov: CellCoverag
     return n
 
 
+def _count_values(cls: CaseClass, pool: list, cell: Cell, views: dict, cov: CellCoverage) -> int:
+    """Cases holding the needed values; every need no case holds is listed in ``incomplete``. A
+    case is read only when its attributes are the need's and it is small (DATA_LIMIT)."""
+    x = cell.spec.inputs[0].name
+    held: dict[int, set] = {}
+
+    def values_of(c) -> set:
+        if id(c) not in held:
+            view = views.setdefault(id(c), _CaseView(c, cell.spec))
+            if view.elements() > DATA_LIMIT:
+                held[id(c)] = set()
+            else:
+                v = np.asarray(c.load()[x]).astype(np.float64).ravel()
+                held[id(c)] = set(np.unique(v[np.isfinite(v)]).tolist())
+        return held[id(c)]
+
+    lacking, used = [], set()
+    for label, attributes, needed in cls.needs_values(cell):
+        # the designed case of the class first (cheap), then any other case with the same attributes
+        candidates = sorted((c for c in pool if c.kind == "positive" and dict(c.attributes or {}) == attributes),
+                            key=lambda c: cls.name not in set(c.tags or ()))
+        holder = next((c for c in candidates if set(needed) <= values_of(c)), None)
+        if holder is None:
+            lacking.append(label)
+        else:
+            used.add(id(holder))
+            cov.covered.setdefault(cls.name, []).append(label)
+    if lacking:
+        cov.incomplete[cls.name] = lacking
+        return 0
+    return len(used)
+
+
 def gaps(report: list[CellCoverage]) -> list[tuple[tuple[str, str, str, str], str]]:
     return [(cov.cell.key, name) for cov in report for name in cov.missing]
 
@@ -239,7 +298,8 @@ def render_text(report: list[CellCoverage]) -> list[str]:
     lines = []
     for cov in report:
         op, std, ver, dtype = cov.cell.key
-        have = ", ".join(f"{k} {v}" for k, v in cov.present.items())
+        have = ", ".join(f"{k} {v}" + (f" ({len(cov.covered[k])} crossings)" if k in cov.covered else "")
+                         for k, v in cov.present.items())
         line = f"{op} {std}-{ver} {dtype}: {have}"
         if cov.missing:
             detail = [m + (f" (lacks {', '.join(cov.incomplete[m])})" if m in cov.incomplete else "") for m in cov.missing]
@@ -259,6 +319,8 @@ def render_text(report: list[CellCoverage]) -> list[str]:
 def to_json(report: list[CellCoverage]) -> dict:
     return {"classes": [{"name": k.name, "description": k.description, "scope": k.scope,
                          "detected_by": ("tags " + ", ".join(k.tags)) if k.tags else
-                                        (f"kind {k.kind}" if k.kind else ("data" if k.data else "every designed set's tag"))}
+                                        (f"kind {k.kind}" if k.kind else ("data" if k.data else (
+                                            "the stored inputs either side of every threshold crossing"
+                                            if k.needs_values else "every designed set's tag")))}
                         for k in CLASSES],
             "cells": [c.to_json() for c in report], "gaps": len(gaps(report))}

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from specgen.cli import main
-from specgen.coverage import CLASS_NAMES, CLASSES, coverage, gaps
+from specgen.coverage import CLASS_NAMES, CLASSES, coverage, gaps, render_text
 from specgen.runner.cases import load_cases
 from specgen.spec.loader import load_all
 
@@ -27,7 +27,8 @@ def seed_report():
 def test_every_class_has_one_detection_rule_and_one_allowed_rule():
     assert len(set(CLASS_NAMES)) == len(CLASSES)
     for k in CLASSES:
-        rules = [bool(k.tags), k.kind is not None, k.data is not None, k.needs_all is not None]
+        rules = [bool(k.tags), k.kind is not None, k.data is not None, k.needs_all is not None,
+                 k.needs_values is not None]
         assert sum(rules) == 1, k.name
         assert callable(k.allowed) and k.scope in ("dtype", "row")
 
@@ -46,7 +47,9 @@ def test_the_seed_operators_only_gaps_are_the_pending_classes(seed_report):
     other = [(key, name) for key, name in gaps(seed_report) if name not in PENDING]
     assert other == []
     present = {name for cov in seed_report for name in cov.present}
-    assert present >= set(CLASS_NAMES) - PENDING
+    allowed = {name for cov in seed_report for name in CLASS_NAMES if name not in cov.not_allowed}
+    assert "thresholds" not in allowed  # the seed operators' formulas call no function with critical arguments
+    assert present >= allowed - PENDING
 
 
 def test_an_allowed_class_with_no_case_is_a_gap():
@@ -113,3 +116,35 @@ def test_the_command_prints_cells_and_exits_1_on_a_gap(tmp_path):
 def test_the_command_rejects_an_unknown_operator():
     r = CliRunner().invoke(main, ["coverage", "--op", "shrinkk"])
     assert r.exit_code == 2 and "did you mean shrink" in r.output
+
+
+def test_a_threshold_crossing_without_its_inputs_is_a_gap_naming_it():
+    """The thresholds class reads the stored inputs: without the thresholds cases (or with one that
+    lacks a crossing's neighbours) the cell reports which crossing of which attribute set is missing."""
+    import numpy as np
+
+    from specgen.runner.cases import MemoryCase
+
+    cell_cases = [c for c in CASES if c.op == "softplus" and c.standard == "onnx" and c.version == "22"]
+
+    def float32(cases):
+        return next(v for v in coverage(SPECS, cases, ("softplus",)) if v.cell.key[1:] == ("onnx", "22", "float32"))
+    full = float32(cell_cases)
+    assert full.missing == [] and [m.split(" (")[0].split(": exp ")[1] for m in full.covered["thresholds"]] == [
+        "underflow", "subnormal", "negligible-next-to-one", "one-negligible", "overflow"]
+    assert "thresholds 1 (5 crossings)" in render_text([full])[0]
+    cov = float32([c for c in cell_cases if "thresholds" not in c.tags])
+    assert cov.missing == ["thresholds"]
+    assert any("exp(steepness * x): exp overflow (float32) at x = 88.72" in m for m in cov.incomplete["thresholds"])
+    # the designed case with its inputs beyond 80 left out: the overflow crossing (and only it) is missing
+    case = next(c for c in cell_cases if "thresholds" in c.tags and c.dtype == "float32")
+    data = case.load()
+    keep = np.asarray(data["x"]).astype(np.float64) < 80
+    cut = MemoryCase(id=case.id, op=case.op, standard=case.standard, version=case.version, dtype=case.dtype,
+                     data={k: np.asarray(v)[keep] for k, v in data.items()}, kind="positive", violations=(),
+                     shapes={k: [int(keep.sum())] for k in data}, dtypes=dict(case.dtypes), strides={},
+                     in_place=False, attributes=dict(case.attributes), attributes_given=tuple(case.attributes_given),
+                     tolerance=dict(case.tolerance), tags=tuple(case.tags))
+    cov = float32([c for c in cell_cases if c is not case] + [cut])
+    assert cov.missing == ["thresholds"] and [m.split(": ", 1)[1].split(" at ")[0] for m in cov.incomplete["thresholds"]] == [
+        "exp(steepness * x): exp overflow (float32)"]

@@ -18,6 +18,10 @@ A row gives:
   type with the error bound assumed for it (tests/test_libm.py checks every row's bound against
   mpmath), exact points, the range of values and the known sign; a function without it is settled
   per element in mpmath (slow);
+- ``critical``: the arguments where the function's behaviour in a float type changes (exp
+  overflows or stops mattering next to 1, tanh saturates, ...), each a predicate on the exact value
+  rounded to the type (``Critical``); specgen.formula.critical locates them per type and the corpus
+  puts inputs either side of each and in every region between (docs/vectors.md, "thresholds");
 - ``rewrites``: identities of real numbers that the golden-value enclosures use instead of a
   cancelling spelling (``1 + erf(u)`` -> ``erfc(-u)``), in the formula language with pattern
   variables u and v; the exact value is the same, the enclosure of the rewritten form is tight.
@@ -56,6 +60,57 @@ class Libm:
 
 
 @dataclass(frozen=True)
+class Critical:
+    """One critical argument of a function: ``test(t, dtype)`` (t an mpmath number, exact) holds on
+    one side of the argument and not on the other, on the half-line ``side`` ("+": t > 0, "-": t < 0)."""
+
+    name: str
+    meaning: str
+    side: str
+    test: Callable
+
+
+def _rn(value, dtype: str) -> float:
+    """An exact (mpmath) value rounded once to the float type ``dtype`` (NaN outside the real domain)."""
+    from specgen.numerics.ulp import round_fraction
+    return math.nan if isinstance(value, mpmath.mpc) else round_fraction(value, dtype)
+
+
+def _dwarfs_one(value, dtype: str) -> bool:
+    """1 is at most half an ULP of ``value`` in ``dtype`` (value >= 2**precision): adding 1 no longer
+    changes the value beyond its own rounding."""
+    from specgen.numerics.ulp import FORMATS
+    return value >= 2 ** FORMATS[dtype].precision
+
+
+def _below_normal(value, dtype: str) -> bool:
+    from specgen.numerics.ulp import FORMATS
+    return abs(value) < FORMATS[dtype].min_normal
+
+
+def _exp_critical() -> tuple[Critical, ...]:
+    e = mpmath.exp
+    return (Critical("overflow", "exp(t) rounds to inf", "+", lambda t, d: _rn(e(t), d) == math.inf),
+            Critical("one-negligible", "exp(t) >= 2^p: next to exp(t) the 1 of 1 + exp(t) is at most half an ULP",
+                     "+", lambda t, d: _dwarfs_one(e(t), d)),
+            Critical("negligible-next-to-one", "1 + exp(t) rounds to 1: exp(t) no longer matters", "-",
+                     lambda t, d: _rn(1 + e(t), d) == 1),
+            Critical("subnormal", "exp(t) is below the smallest normal", "-", lambda t, d: _below_normal(e(t), d)),
+            Critical("underflow", "exp(t) rounds to 0", "-", lambda t, d: _rn(e(t), d) == 0))
+
+
+def _linear(f, side: str) -> Critical:
+    """Where f(t) (f(0) = 0, f'(0) = 1) stops rounding to t itself."""
+    return Critical(f"linear{side}", f"the function rounds to t itself ({'t > 0' if side == '+' else 't < 0'})",
+                    side, lambda t, d: _rn(f(t), d) == float(t))
+
+
+def _saturation(f, side: str, limit: int) -> Critical:
+    return Critical(f"saturation{side}", f"the function rounds to its limit {limit}", side,
+                    lambda t, d: _rn(f(t), d) == limit)
+
+
+@dataclass(frozen=True)
 class Function:
     name: str
     min_args: int
@@ -74,6 +129,7 @@ class Function:
     helper_source: str = ""
     libm: Libm | None = None  # the fast golden-value path (None: per element in mpmath)
     rewrites: tuple[tuple[str, str], ...] = ()  # (pattern, replacement) identities for the enclosures
+    critical: tuple[Critical, ...] = ()  # arguments where the behaviour in a float type changes
 
     @property
     def rational(self) -> bool:
@@ -242,20 +298,29 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
              interval=_iv_sign, piecewise=True),
     Function("exp", 1, 1, np.exp, "np.exp({0})", mpmath.exp, "e to the x", monotone="increasing", ulps=4.0,
              libm=_libm(np.exp, np.exp, 8, 8, 0.69, 1.11, exact={0: 1}, range=(0.0, _INF), sign="positive"),
+             critical=_exp_critical(),
              rewrites=(("exp(u) - 1", "expm1(u)"), ("1 - exp(u)", "-expm1(u)"),
                        # the logistic function and x times it (sigmoid, swish): exp(-u) never overflows
                        ("1 / (1 + exp(u))", "where(u > 0, exp(-u) / (exp(-u) + 1), 1 / (1 + exp(u)))"),
                        ("v / (1 + exp(u))", "where(u > 0, v * exp(-u) / (exp(-u) + 1), v / (1 + exp(u)))"))),
     Function("expm1", 1, 1, np.expm1, "np.expm1({0})", mpmath.expm1, "exp(x) - 1 without cancellation",
              monotone="increasing", ulps=4.0,
-             libm=_libm(np.expm1, np.expm1, 8, 12, 0.53, 2.40, exact={0: 0}, range=(-1.0, _INF), sign="argument")),
+             libm=_libm(np.expm1, np.expm1, 8, 12, 0.53, 2.40, exact={0: 0}, range=(-1.0, _INF), sign="argument"),
+             critical=(Critical("overflow", "expm1(t) rounds to inf", "+", lambda t, d: _rn(mpmath.expm1(t), d) == math.inf),
+                       _saturation(mpmath.expm1, "-", -1), _linear(mpmath.expm1, "+"), _linear(mpmath.expm1, "-"))),
     Function("log", 1, 1, np.log, "np.log({0})", mpmath.log, "natural logarithm", monotone="increasing",
              domain=(0.0, math.inf), ulps=4.0,
              libm=_libm(np.log, np.log, 8, 8, 0.60, 0.95, domain=(0.0, _INF), exact={1: 0}),
+             critical=(Critical("subnormal-argument", "t is below the smallest normal", "+", lambda t, d: _below_normal(t, d)),
+                       Critical("one", "t crosses 1, where log(t) changes sign", "+", lambda t, d: t < 1)),
              rewrites=(("log(1 + u)", "log1p(u)"), ("log(u + 1)", "log1p(u)"))),
     Function("log1p", 1, 1, np.log1p, "np.log1p({0})", mpmath.log1p, "log(1 + x) without cancellation",
              monotone="increasing", domain=(-1.0, math.inf), ulps=4.0,
              libm=_libm(np.log1p, np.log1p, 8, 12, 0.62, 2.43, domain=(-1.0, _INF), exact={0: 0}, sign="argument"),
+             critical=(_linear(mpmath.log1p, "+"), _linear(mpmath.log1p, "-"),
+                       Critical("pole", "t crosses -1, where log1p(t) is -inf", "-", lambda t, d: t <= -1),
+                       Critical("one-negligible", "t >= 2^p: next to t the 1 of 1 + t is at most half an ULP", "+",
+                                lambda t, d: _dwarfs_one(t, d))),
              # softplus: the same value for every u, and exp never overflows
              rewrites=(("log1p(exp(u))", "max(u, 0) + log1p(exp(-abs(u)))"),)),
     Function("sqrt", 1, 1, np.sqrt, "np.sqrt({0})", mpmath.sqrt, "square root", monotone="increasing",
@@ -265,6 +330,8 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("tanh", 1, 1, np.tanh, "np.tanh({0})", mpmath.tanh, "hyperbolic tangent", monotone="increasing",
              ulps=5.0,
              libm=_libm(np.tanh, np.tanh, 8, 12, 1.19, 2.86, exact={0: 0}, range=(-1.0, 1.0), sign="argument"),
+             critical=(_saturation(mpmath.tanh, "+", 1), _saturation(mpmath.tanh, "-", -1),
+                       _linear(mpmath.tanh, "+"), _linear(mpmath.tanh, "-")),
              # 1 + tanh(u) = 2 e^2u / (1 + e^2u): no cancellation (nor overflow) far below 0
              rewrites=(("1 + tanh(u)", "where(u < 0, 2 * exp(2 * u) / (1 + exp(2 * u)), 1 + tanh(u))"),
                        ("tanh(u) + 1", "where(u < 0, 2 * exp(2 * u) / (1 + exp(2 * u)), 1 + tanh(u))"),
@@ -272,10 +339,15 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("erf", 1, 1, np_erf, "_erf({0})", mpmath.erf, "error function", monotone="increasing", ulps=16.0,
              helper_source=_ERF_HELPER,
              libm=_libm(_erf64, erf_ld.erf, 8, 24, 1.06, 4.15, exact={0: 0}, range=(-1.0, 1.0), sign="argument"),
+             critical=(_saturation(mpmath.erf, "+", 1), _saturation(mpmath.erf, "-", -1)),
              rewrites=(("1 + erf(u)", "erfc(-u)"), ("erf(u) + 1", "erfc(-u)"), ("1 - erf(u)", "erfc(u)"))),
     Function("erfc", 1, 1, np_erfc, "_erfc({0})", mpmath.erfc, "complementary error function, 1 - erf(x)",
              monotone="decreasing", ulps=16.0, helper_source=_ERFC_HELPER,
-             libm=_libm(_erfc64, erf_ld.erfc, 16, 24, 3.12, 3.96, exact={0: 1}, range=(0.0, 2.0), sign="positive")),
+             libm=_libm(_erfc64, erf_ld.erfc, 16, 24, 3.12, 3.96, exact={0: 1}, range=(0.0, 2.0), sign="positive"),
+             critical=(_saturation(mpmath.erfc, "-", 2),
+                       Critical("subnormal", "erfc(t) is below the smallest normal", "+",
+                                lambda t, d: _below_normal(mpmath.erfc(t), d)),
+                       Critical("underflow", "erfc(t) rounds to 0", "+", lambda t, d: _rn(mpmath.erfc(t), d) == 0))),
     Function("pow", 2, 2, np.power, "np.power({0}, {1})", _mp_pow, "x to the y", interval=_iv_pow, ulps=16.0,
              libm=_libm(np.power, np.power, 8, 8, 0.70, 0.90, domain=(0.0, _INF), range=(0.0, _INF))),
 ]}

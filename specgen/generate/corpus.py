@@ -19,7 +19,8 @@ import numpy as np
 from specgen import dtypes as dt
 from specgen.errors import SpecError
 from specgen.generate import rules
-from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, region_values, specials)
+from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, region_values, specials,
+                                     threshold_crossings, threshold_values)
 from specgen.numerics.exact import golden
 from specgen.spec.provenance import tolerance_record
 from specgen.vectors import CorpusWriter
@@ -167,6 +168,16 @@ def attribute_boundary_sets(spec, standard: str) -> list[AttrSet]:
         for label, value in ATTRIBUTE_BOUNDARIES:
             out.append(AttrSet(f"boundary-{k}-{label}", {**base, k: f32(value)}))
     return out
+
+
+def designed_crossings(spec, std, aset: AttrSet, dtype: str) -> list:
+    """The threshold crossings (specgen.formula.thresholds) of the primary input under the attribute
+    values the standard computes with, for the ``thresholds`` case of ``aset``; none for an
+    operator of several inputs (its other inputs would move them)."""
+    if len(spec.inputs) > 1:
+        return []
+    resolved, values = spec.resolve(std.info.cast_attributes(aset.values, dtype), std.key)
+    return threshold_crossings(resolved, std.key, values, dtype, spec.inputs[0].name)
 
 
 def same_table_as_previous(std, ver, dtype: str) -> bool:
@@ -335,6 +346,9 @@ class OpCorpus:
             spec, values = self.spec.resolve(aset.values)
         return analyse_formula(spec, {**values, **others}, var)
 
+    def crossings(self, aset, dtype, std):
+        return designed_crossings(self.spec, std, aset, dtype)
+
     def pool(self, aset, dtype, std, case_id, var=None) -> np.ndarray:
         var = var or self.x
         design = self.design(aset, dtype, var, std=std)
@@ -368,6 +382,11 @@ class OpCorpus:
             rid = f"{prefix}/rank{r0}/regions{attr_suffix(aset)}"
             reg = _unique(region_values(design, dtype, PER_REGION, Stream(rid)), dtype)
             self.positive(std, ver, dtype, r0, "regions", aset, self._no_overflow(reg, aset, dtype, std))
+            found = self.crossings(aset, dtype, std)
+            if found:
+                tid = f"{prefix}/rank{r0}/thresholds{attr_suffix(aset)}"
+                self.positive(std, ver, dtype, r0, "thresholds", aset,
+                              _unique(threshold_values(found, dtype, Stream(tid)), dtype))
         first = sets[0]
         # a version whose table repeats its predecessor's (ONNX Identity 14..25 change only in types
         # specgen cannot describe) keeps its designed cases but not the rank sweep, which would be

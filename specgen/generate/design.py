@@ -1,5 +1,7 @@
 """Input values and attribute sets designed from the spec: breakpoints with their ULP neighbours,
-seeded samples per region of the piecewise formula, special values and dtype extremes.
+seeded samples per region of the piecewise formula, special values and dtype extremes, and the
+threshold crossings of the formula's function calls (specgen.formula.thresholds) with their
+neighbours and stratified samples of every region between them.
 
 Randomness comes only from PCG64's raw 64-bit stream seeded by sha256 of the case id, mapped to
 values with integer arithmetic here, so the same spec gives the same bytes on any machine and
@@ -7,6 +9,7 @@ numpy version.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -15,6 +18,7 @@ import numpy as np
 
 from specgen import dtypes as dt
 from specgen.formula.breakpoints import analyse
+from specgen.formula.thresholds import Crossing, crossings
 from specgen.numerics.ulp import FORMATS, from_ordered, int_range, round_fraction, step
 from specgen.numerics.ulp import ordered as to_ordered
 from specgen.vectors import case_seed
@@ -193,3 +197,68 @@ def region_index(values: np.ndarray, bounds: list[Fraction]) -> np.ndarray:
         below = sum(1 for b in bounds if b < q)
         out[i] = 2 * below + (1 if q in bounds else 0)
     return out
+
+
+# ----------------------------------------------------------------------------- threshold crossings
+
+THRESHOLD_WIDTH = 1  # ULPs beyond the two values either side of a crossing
+THRESHOLD_STRATA = 16  # value-uniform strata of a region between two crossings (one seeded sample each)
+THRESHOLD_ORDER_STRATA = 4  # strata of every region in the type's value order (log-spaced samples)
+
+
+def threshold_crossings(spec, standard: str, values: dict, dtype: str, var: str | None = None) -> list[Crossing]:
+    """The crossings of the (resolved) operator's formula as ``standard`` defines it, in input
+    ``var`` (default: the first) for inputs of ``dtype``, the other names held at ``values``, that
+    lie within the type's range."""
+    var = var or spec.inputs[0].name
+    if not dt.get(dtype).is_float:
+        return []
+    top = Fraction(FORMATS[dtype].max_finite)
+    return [c for c in crossings(spec.formula_for(standard), var, values, dtype) if abs(c.value) <= top]
+
+
+def threshold_values(found: list[Crossing], dtype: str, stream: Stream) -> np.ndarray:
+    """The values either side of every crossing (and THRESHOLD_WIDTH beyond), then per region
+    between consecutive crossings (and beyond the outermost, to the type's largest finite value)
+    one seeded sample in each of THRESHOLD_STRATA equal slices of a bounded region's values and in
+    each of THRESHOLD_ORDER_STRATA equal slices of its span in the type's value order, so every
+    stretch of a region wider than 2/THRESHOLD_STRATA of it holds an input (a shortcut's own
+    threshold inside a region is caught) and so do its small magnitudes."""
+    d = dt.get(dtype)
+    parts = [_crossing_neighbours(c.value, dtype) for c in found]
+    bounds = sorted({c.value for c in found})
+    lo_lim, hi_lim = _dtype_limits(dtype)
+    for lo, hi in regions(bounds, dtype):
+        parts.append(_stratified(lo if lo is not None else lo_lim, hi if hi is not None else hi_lim,
+                                 lo is not None and hi is not None, dtype, stream))
+    return np.concatenate(parts).astype(d.numpy) if parts else np.array([], dtype=d.numpy)
+
+
+@functools.lru_cache(maxsize=8192)
+def _crossing_neighbours(value: Fraction, dtype: str) -> np.ndarray:
+    """neighbourhood() of a crossing (the same crossings recur in every version of a table)."""
+    out = neighbourhood(value, dtype, THRESHOLD_WIDTH)
+    out.flags.writeable = False
+    return out
+
+
+def _stratified(lo: Fraction, hi: Fraction, bounded: bool, dtype: str, stream: Stream) -> np.ndarray:
+    d = dt.get(dtype)
+    a, b = float(lo), float(hi)
+    out = []
+    if bounded:
+        k = np.arange(THRESHOLD_STRATA, dtype=np.float64)
+        u = stream.unit(THRESHOLD_STRATA)
+        out.append((a + (b - a) * (k + u) / THRESHOLD_STRATA).astype(d.numpy))
+    o_lo = int(to_ordered(np.array([a]).astype(d.numpy), dtype)[0])
+    o_hi = int(to_ordered(np.array([b]).astype(d.numpy), dtype)[0])
+    span = o_hi - o_lo
+    picks = [o_lo + (span * j + int(r) % max(span, 1)) // THRESHOLD_ORDER_STRATA
+             for j, r in enumerate(stream.below(1 << 62, THRESHOLD_ORDER_STRATA))]
+    out.append(from_ordered(np.array(picks, dtype=np.int64), dtype))
+    vals = np.concatenate(out)
+    v64 = vals.astype(np.float64)
+    # strictly inside (lo, hi): a value equal to float(lo) is inside only when lo rounded down to it
+    inside = np.isfinite(v64) & ((v64 > a) | ((v64 == a) & (Fraction(a) > lo)))
+    inside &= (v64 < b) | ((v64 == b) & (Fraction(b) < hi))
+    return vals[inside]
