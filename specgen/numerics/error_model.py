@@ -21,7 +21,8 @@ encloses its exact value *and* every value a correct kernel can hold at that poi
   (a union, so a value between the branches is still rejected); inside one evaluation the
   interval is the hull of both branches only for nested choices beyond ``MAX_BRANCH_COMBINATIONS``;
 - exp, log, tanh, ... are monotone: endpoint images, widened by the function's accepted error
-  (``FUNCTION_ULPS`` ULPs of the type it is computed in) and by numpy's own float64 error;
+  (``FUNCTION_ULPS``: the function's budget for the type it is computed in, in ULPs of that type:
+  a float16 erf 4 float16 ULPs, a float32 one 16 float32 ULPs) and by numpy's own float64 error;
 - flush-to-zero is a property of inputs and outputs (the spec's ``subnormal`` semantics), not of
   intermediates: ``compare`` judges a subnormal input also as a zero, and accepts a zero where the
   accepted output set reaches the subnormal range (``Accepted.flushable``). A kernel that flushes an
@@ -214,8 +215,8 @@ class IntervalModel:
             hi = hi + np.abs(hi) * fn.libm_rel + 5e-324
             los, his = [lo], [hi]
             for t in self.types:
-                los.append(lo - fn.ulps * U.ulp(lo, t))
-                his.append(hi + fn.ulps * U.ulp(hi, t))
+                los.append(lo - fn.budget(t) * U.ulp(lo, t))
+                his.append(hi + fn.budget(t) * U.ulp(hi, t))
             lo = np.minimum.reduce([np.where(np.isnan(x), -np.inf, x) for x in los])
             hi = np.maximum.reduce([np.where(np.isnan(x), np.inf, x) for x in his])
         return self.rounded(Interval(lo, hi))
