@@ -145,12 +145,15 @@ def test_a_rational_result_closer_to_the_exact_value_than_an_accepted_one_passes
 
 
 def test_a_rational_cancellation_to_zero_is_a_rounding_not_a_catastrophe():
-    """HardSigmoid at x = -2.5: fl(alpha * x) = -0.5 exactly in float32, so the textbook kernel
-    gives 0 where the exact value is -7.45e-9 clamped to 0... and at x just above, a normal
-    number: a rounding of the standard's own arithmetic, which the model bounds exactly."""
-    x = np.array([-2.5, np.nextafter(f32(-2.5), f32(0))], dtype=f32)
-    kernel = np.clip(f32(0.2) * x + f32(0.5), 0, 1)
-    c, y = _judge_at("hard_sigmoid", "onnx", "float32", x, {"alpha": f32(0.2), "beta": f32(0.5)}, kernel)
+    """HardSigmoid, alpha = float32(1.1), beta = 0.5, x = -0.45454544: alpha * x rounds to -0.5 in
+    float32, so the textbook kernel fl(fl(alpha * x) + beta) gives 0 where the exact value is
+    7.04e-9, a normal float32: a rounding of the standard's own arithmetic, which the model bounds
+    exactly, not a cancellation failure (a transcendental formula's would be)."""
+    x = np.array([-0.45454544], dtype=f32)
+    attrs = {"alpha": f32(1.1), "beta": f32(0.5)}
+    kernel = np.clip(attrs["alpha"] * x + attrs["beta"], 0, 1)
+    c, y = _judge_at("hard_sigmoid", "onnx", "float32", x, attrs, kernel)
+    assert kernel[0] == 0 and float(y[0]) >= U.fmt("float32").min_normal
     assert c.ok, c.summary()
 
 
