@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -235,3 +236,17 @@ def test_swish_with_alpha_zero_is_plus_infinity_at_plus_infinity(dtype):
     for got, passes in ((np.inf, True), (big, False)):
         c, _ = _judge_case(case_id, lambda inputs, a: np.where(at, np.asarray(got).astype(y.dtype), y))
         assert c.ok is passes, (got, c.summary())
+
+
+def test_an_attribute_the_dtype_cannot_hold_is_named_as_the_cause():
+    """LeakyRelu bfloat16 with alpha = FLT_MAX held in bfloat16 (inf): -inf where the exact value is
+    finite fails, and the reason names alpha."""
+    x = np.array([-0.25], dtype=np.float64)  # exact -8.5e37, a finite bfloat16
+    bf = np.dtype(ml_dtypes.bfloat16)
+    spec = SPECS["leaky_relu"]
+    attrs = {"alpha": float(np.finfo(f32).max)}
+    xs = x.astype(bf)
+    y = golden(spec, {"x": xs}, resolve_attributes(spec, "onnx", attrs, "bfloat16"), "bfloat16", "onnx").y
+    c = compare(spec, "onnx", "bfloat16", {"x": xs}, attrs, y, np.array([-np.inf]).astype(bf))
+    assert np.isfinite(float(y[0])) and not c.ok and c.kind == "inf-mismatch", c.summary()
+    assert "alpha = 3.4e38 overflowed in bfloat16 at x = -0.25" in c.summary(), c.summary()

@@ -42,13 +42,15 @@ def explain(formula, inputs: Mapping[str, float], attributes: Mapping[str, float
     if node is None:
         what = {"inf-mismatch": "an infinity", "nan-mismatch": "NaN", "cancellation": "a zero"}.get(kind, "a value")
         return f"{what} where the exact value is finite at {at}: {tail}"
+    if isinstance(node, n.Var):
+        return f"{node.name} = {short(attributes[node.name])} overflowed in {dtype} at {at}: {tail}"
     return f"{spell(node)} {VERB[kind]} at {at}: {tail}"
 
 
 def culprit(formula, inputs: Mapping[str, float], attributes: Mapping[str, float], dtype: str, kind: str):
     """The innermost node of ``formula`` (on the branches a naive evaluation in ``dtype`` takes)
-    where the value is lost: for ``inf-mismatch`` an operation with finite operands and an infinite
-    result, for ``nan-mismatch`` one with numeric operands and a NaN result, for ``cancellation``
+    where the value is lost: an attribute that the dtype cannot hold (it becomes an infinity), for
+    ``inf-mismatch`` an operation with finite operands and an infinite result, for ``nan-mismatch`` one with numeric operands and a NaN result, for ``cancellation``
     a sum or difference that drops a nonzero operand (1 + 2e-9 = 1 in float32) or cancels to 0.
     None when there is none."""
     tt = U.fmt(dtype).numpy
@@ -61,6 +63,8 @@ def culprit(formula, inputs: Mapping[str, float], attributes: Mapping[str, float
             return float(np.asarray(evaluate(node, env, dtype=tt)).reshape(-1)[0])
 
     def lost(node) -> bool:
+        if isinstance(node, n.Var) and node.name in attributes:  # held in the dtype: FLT_MAX is inf in float16
+            return bool(np.isinf(value(node)) and np.isfinite(attributes[node.name]))
         if not isinstance(node, (n.Binary, n.Call, n.Unary)):
             return False
         ops = [value(c) for c in n.children(node)]
