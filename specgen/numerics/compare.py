@@ -641,6 +641,9 @@ class _FloatJudge(_Judge):
         self.classify(finite & ~ok, a, ref, lo, hi, f, flush)
         self.kind = np.where(overflow & ~np.isnan(a), np.int8(CODE["inf-mismatch"]), self.kind)
         self.kind = np.where(cancelled, np.int8(CODE["cancellation"]), self.kind)
+        # the float64 reference may overflow or cancel as the kernel did: measure these from the golden value
+        with np.errstate(all="ignore"):
+            self.error = np.where(overflow | cancelled, np.abs(a - e) / U.ulp(e, f), self.error)
         if self.ambiguous.any():
             n = int((self.ambiguous & finite).sum())
             self.notes.append(f"{n} element(s) near a comparison breakpoint: a correct kernel may take either "
