@@ -250,3 +250,11 @@ def test_an_attribute_the_dtype_cannot_hold_is_named_as_the_cause():
     c = compare(spec, "onnx", "bfloat16", {"x": xs}, attrs, y, np.array([-np.inf]).astype(bf))
     assert np.isfinite(float(y[0])) and not c.ok and c.kind == "inf-mismatch", c.summary()
     assert "alpha = 3.4e38 overflowed in bfloat16 at x = -0.25" in c.summary(), c.summary()
+
+
+def test_an_intermediate_that_overflows_a_compute_type_widens_nothing():
+    """Softplus float32 at x = 100: exp(x) overflows float32 but not float64; the accepted results
+    are those near 100 (the float64 path), not every finite value up to infinity."""
+    for got, passes in ((100.0, True), (1e30, False), (88.37627, False)):
+        c, _ = _judge_at("softplus", "onnx", "float32", [100.0], {}, np.array([got], dtype=f32))
+        assert c.ok is passes, (got, c.summary())

@@ -30,8 +30,10 @@ encloses its exact value *and* every value a correct kernel can hold at that poi
 
 The output may then be rounded once more to the output dtype: the accepted results are
 [RN_out(lo), RN_out(hi)] of the root interval. This is tight: a result outside it cannot come
-from any evaluation order the model admits. Overflow of an intermediate gives an infinite endpoint,
-so a clamp after it still bounds the result.
+from any evaluation order the model admits. An intermediate rounded to a compute type it overflows
+is not admitted (an infinity is no rounding of a finite value: compare fails such results where
+the exact value is finite); an intermediate beyond every type's range keeps its float64 value, so a
+clamp after it still bounds the result.
 """
 from __future__ import annotations
 
@@ -105,8 +107,12 @@ class IntervalModel:
             for t in self.types:
                 if t == "float64":
                     continue  # float64 endpoints are already float64 values: RN64 is the identity
-                lo = np.minimum(lo, U.round_to(iv.lo, t).astype(np.float64))
-                hi = np.maximum(hi, U.round_to(iv.hi, t).astype(np.float64))
+                # a rounding that overflows (a finite value becoming an infinity) is not a rounding the
+                # model admits: compare fails what follows from it where the exact value is finite
+                rlo = U.round_to(iv.lo, t).astype(np.float64)
+                rhi = U.round_to(iv.hi, t).astype(np.float64)
+                lo = np.minimum(lo, np.where(np.isinf(rlo) & np.isfinite(iv.lo), iv.lo, rlo))
+                hi = np.maximum(hi, np.where(np.isinf(rhi) & np.isfinite(iv.hi), iv.hi, rhi))
         return Interval(lo, hi)
 
     # -- evaluation ------------------------------------------------------------------------
