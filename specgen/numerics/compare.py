@@ -622,9 +622,11 @@ class _FloatJudge(_Judge):
         # the accuracy floor: a result as close to the exact value as the farthest one the model
         # accepts, or within the formula's function budget of it, is never wrong
         budget = formula_budget(self.formula, self.dtype)
-        if self.metric == "model":
+        undecided = finite & ~ok
+        if self.metric == "model" and undecided.any():  # only where the model has not accepted already
             near_lo, near_hi = golden_branch(acc, e, lo, hi)
-            ok |= finite & accuracy_floor(a, e, near_lo, near_hi, budget, f)
+            ok[undecided] = accuracy_floor(a[undecided], e[undecided], near_lo[undecided], near_hi[undecided],
+                                           budget, f)
         # no catastrophic passes: an infinity or a total cancellation where the exact value is finite
         # (a NaN result is accepted only where the golden value is NaN: golden_equal)
         overflow, cancelled = catastrophic(a, e, f, budget)
@@ -887,7 +889,7 @@ def accuracy_floor(a, e, lo, hi, budget: float, f) -> np.ndarray:
         # |a - E| <= max(|lo - E|, |hi - E|) is piecewise linear in E: its slack is smallest at the
         # cell's ends or at a kink (E = a, lo, hi or their midpoint)
         for point in (el, eh, a0, lo_f, hi_f, (lo_f + hi_f) / 2):
-            E = np.clip(np.where(np.isnan(point), el, point), el, eh)
+            E = np.minimum(np.maximum(np.where(np.isnan(point), el, point), el), eh)
             reach = np.fmax(np.abs(lo_f - E), np.abs(hi_f - E))
             reach = np.where(np.isnan(reach), 0.0, reach)
             slack = reach - np.abs(a0 - E) - margin * np.fmax(np.abs(E), np.abs(a0))

@@ -109,10 +109,8 @@ class IntervalModel:
                     continue  # float64 endpoints are already float64 values: RN64 is the identity
                 # a rounding that overflows (a finite value becoming an infinity) is not a rounding the
                 # model admits: compare fails what follows from it where the exact value is finite
-                rlo = U.round_to(iv.lo, t).astype(np.float64)
-                rhi = U.round_to(iv.hi, t).astype(np.float64)
-                lo = np.minimum(lo, np.where(np.isinf(rlo) & np.isfinite(iv.lo), iv.lo, rlo))
-                hi = np.maximum(hi, np.where(np.isinf(rhi) & np.isfinite(iv.hi), iv.hi, rhi))
+                lo = np.minimum(lo, _no_overflow(U.round_to(iv.lo, t).astype(np.float64), iv.lo))
+                hi = np.maximum(hi, _no_overflow(U.round_to(iv.hi, t).astype(np.float64), iv.hi))
         return Interval(lo, hi)
 
     # -- evaluation ------------------------------------------------------------------------
@@ -226,6 +224,14 @@ class IntervalModel:
             lo = np.minimum.reduce([np.where(np.isnan(x), -np.inf, x) for x in los])
             hi = np.maximum.reduce([np.where(np.isnan(x), np.inf, x) for x in his])
         return self.rounded(Interval(lo, hi))
+
+
+def _no_overflow(rounded: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """``rounded``, except where rounding a finite ``value`` overflowed: there ``value`` itself."""
+    over = np.isinf(rounded)
+    if not over.any():
+        return rounded
+    return np.where(over & np.isfinite(value), value, rounded)
 
 
 # ----------------------------------------------------------------------------- outward float64 arithmetic
