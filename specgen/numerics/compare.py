@@ -46,13 +46,16 @@ from typing import Any
 import numpy as np
 
 from specgen import dtypes as dt
+from specgen.formula.functions import formula_budget
 from specgen.formula.numpy_eval import evaluate
+from specgen.numerics import catastrophe
 from specgen.numerics import ulp as U
 from specgen.numerics.error_model import accepted_outputs, compute_types
 
 MAX_FIRST = 10
 LIMIT_INPUT = 1e300
-KIND_ORDER = ("nan-mismatch", "inf-mismatch", "value", "flush", "signed-zero")
+KIND_ORDER = ("nan-mismatch", "inf-mismatch", "cancellation", "value", "flush", "signed-zero")
+CATASTROPHIC = ("nan-mismatch", "inf-mismatch", "cancellation")  # explained by specgen.numerics.catastrophe
 # per-element failure kinds are small integer codes: 0 accepted, i + 1 for KIND_ORDER[i] (most severe first)
 OK_CODE = 0
 CODE = {k: i + 1 for i, k in enumerate(KIND_ORDER)}
@@ -70,12 +73,15 @@ class Element:
     bound_ulps: float  # the largest accepted error at this element, same units
     kind: str | None = None  # failure kind, None when the element is accepted
     inputs: dict = field(default_factory=dict)  # every input by name (for multi-input operators)
+    reason: str | None = None  # a catastrophic failure in words ("exp(x) overflowed at x = 100: ...")
 
     def to_json(self) -> dict:
         out = {"index": list(self.index), "input": self.input, "expected": self.expected,
                "actual": self.actual, "error_ulps": _num(self.error_ulps), "bound_ulps": _num(self.bound_ulps)}
         if self.kind:
             out["kind"] = self.kind
+        if self.reason:
+            out["reason"] = self.reason
         if len(self.inputs) > 1:
             out["inputs"] = self.inputs
         return out
@@ -134,6 +140,9 @@ class Comparison:
             return (f"{self.total} elements within the {self.metric} bound ({self.golden_equal} equal to the golden "
                     f"value{naive}), max error {_fmt_ulps(self.max_error_ulps)} ULP [{self.context}]")
         w = self.worst
+        if w.reason:
+            return (f"{self.mismatches} of {self.total} elements out of bound ({self.kind}); worst at "
+                    f"{list(w.index)}: {w.reason} [{self.context}]")
         named = w.inputs or ({"x": w.input} if w.input else {})
         values = ", ".join(f"{k} = {v['decimal']} ({v['hex']})" for k, v in named.items())
         at = f" at {list(w.index)}, {values}" if values else f" at {list(w.index)}"
@@ -554,11 +563,25 @@ class _Judge:
     def element(self, idx) -> Element:
         idx = tuple(int(i) for i in idx)
         ins = {k: value_text(v[idx], v.dtype) for k, v in self.inputs.items()}
+        kind = KIND_ORDER[self.kind[idx] - 1] if self.kind[idx] else None
         return Element(index=idx, input=next(iter(ins.values())) if ins else {},
                        expected=value_text(self.expected[idx], self.expected.dtype),
                        actual=value_text(self.actual[idx], self.actual.dtype),
                        error_ulps=float(self.error[idx]), bound_ulps=float(self.bound[idx]),
-                       kind=KIND_ORDER[self.kind[idx] - 1] if self.kind[idx] else None, inputs=ins)
+                       kind=kind, inputs=ins, reason=self.reason(idx, kind, ins))
+
+    def reason(self, idx, kind, ins) -> str | None:
+        """A catastrophic failure at a finite-input element in words (None otherwise)."""
+        if kind not in CATASTROPHIC or not U.is_float(self.dtype):
+            return None
+        with np.errstate(invalid="ignore"):
+            values = {k: float(np.asarray(v[idx]).astype(np.float64)) for k, v in self.inputs.items()}
+        if not all(math.isfinite(v) for v in values.values()):
+            return None
+        at = ", ".join(f"{k} = {v['decimal']}" for k, v in ins.items())
+        return catastrophe.explain(self.formula, values, self.attrs, self.dtype, kind, at,
+                                   float(self.expected[idx].astype(np.float64)),
+                                   float(self.actual[idx].astype(np.float64)))
 
 
 class _FloatJudge(_Judge):
@@ -610,13 +633,33 @@ class _FloatJudge(_Judge):
             self.notes.append(f"the golden value lies outside the {self.metric} bound at {int(golden_out.sum())} "
                               f"element(s), first at {list(i)} (golden {self.expected[i]!r}, accepted "
                               f"[{lo[i]!r}, {hi[i]!r}]): a generator or model inconsistency, not the backend's")
-        # NaN results: accepted where the reference itself is NaN (0/0, log(-1) at finite inputs)
-        ok |= np.isnan(a) & np.isnan(ref)
+        # the accuracy floor: a result as close to the exact value as the farthest one the model
+        # accepts, or within the formula's function budget of it, is never wrong
+        budget = formula_budget(self.formula, self.dtype)
+        undecided = finite & ~ok
+        if self.metric == "model" and undecided.any():  # only where the model has not accepted already
+            near_lo, near_hi = golden_branch(acc, e, lo, hi)
+            ok[undecided] = accuracy_floor(a[undecided], e[undecided], near_lo[undecided], near_hi[undecided],
+                                           budget, f)
+        # no catastrophic passes: an infinity or a total cancellation where the exact value is finite
+        # (a NaN result is accepted only where the golden value is NaN: golden_equal)
+        overflow, cancelled = catastrophic(a, e, f, budget)
+        if cancelled.any():
+            cancelled &= ~self.zero_explained(acc, alt, f)
+        overflow &= finite & ~golden_equal
+        cancelled &= finite & ~golden_equal
+        ok &= ~(overflow | cancelled)
         ok |= golden_equal
         with np.errstate(all="ignore"):
             span = np.maximum(np.abs(hi - ref), np.abs(ref - lo)) / ulp_ref
+        span = np.where(finite & (self.metric == "model"), np.maximum(span, budget), span)
         self.bound = np.where(np.isfinite(span) | np.isinf(span), span, 0.0)
         self.classify(finite & ~ok, a, ref, lo, hi, f, flush)
+        self.kind = np.where(overflow & ~np.isnan(a), np.int8(CODE["inf-mismatch"]), self.kind)
+        self.kind = np.where(cancelled, np.int8(CODE["cancellation"]), self.kind)
+        # the float64 reference may overflow or cancel as the kernel did: measure these from the golden value
+        with np.errstate(all="ignore"):
+            self.error = np.where(overflow | cancelled, np.abs(a - e) / U.ulp(e, f), self.error)
         if self.ambiguous.any():
             n = int((self.ambiguous & finite).sum())
             self.notes.append(f"{n} element(s) near a comparison breakpoint: a correct kernel may take either "
@@ -667,6 +710,20 @@ class _FloatJudge(_Judge):
             lo, hi = ref - float(self.tol.value), ref + float(self.tol.value)
         flushable = flush & (lo < f.min_normal) & (hi > -f.min_normal)
         return lo, hi, flushable, ref, ref, None
+
+    def zero_explained(self, acc, alt, f) -> np.ndarray:
+        """Elements where a zero is not a cancellation: a subnormal input flushed to zero makes the
+        flushed judgement accept it, or an undecided comparison may take a branch whose value is
+        zero or subnormal (Shrink's 0 branch near its threshold)."""
+        out = np.zeros(self.shape, dtype=bool)
+        if alt is not None:
+            out[alt["sub"]] |= alt["ok"]
+        if acc is not None and acc.alternatives:
+            flat = np.zeros(self.expected.size, dtype=bool)
+            for idx, lo, hi in acc.alternatives:
+                flat[idx] |= (lo <= 0) & (hi >= 0) & (np.maximum(np.abs(lo), np.abs(hi)) < f.min_normal)
+            out |= flat.reshape(self.shape)
+        return out
 
     def classify(self, bad, a, ref, lo, hi, f, flush):
         if not bad.any():
@@ -731,8 +788,7 @@ class _FloatJudge(_Judge):
                     if outcome == "formula":
                         v = np.asarray(evaluate(self.formula, {**inputs, **self.attrs}), dtype=np.float64)
                     elif outcome == "limit":
-                        lim = {k: np.where(np.isinf(v), np.copysign(LIMIT_INPUT, v), v) for k, v in inputs.items()}
-                        v = np.asarray(evaluate(self.formula, {**lim, **self.attrs}), dtype=np.float64)
+                        v = limit_value(self.formula, inputs, self.attrs)
                     elif outcome == "nan":
                         v = np.full(self.shape, np.nan)
                     elif outcome == "zero":
@@ -740,21 +796,49 @@ class _FloatJudge(_Judge):
                     else:
                         continue
                     candidates.append(self.full(U.round_to(self.full(v), out).astype(np.float64)))
+            # the finite-input rules hold here too: a subnormal candidate may be flushed to a zero
+            # (flush_allowed), and the sign of a zero is judged only under signed_zero: formula
+            flush = "flush_allowed" in _outcomes(self.spec, "subnormal", self.standard)
+            sign_rule = "formula" in _outcomes(self.spec, "signed_zero", self.standard)
             match = np.zeros(self.shape, dtype=bool)
+            signed = np.zeros(self.shape, dtype=bool)  # matched with the candidate's sign of zero
             any_number = np.zeros(self.shape, dtype=bool)
             any_nan = np.zeros(self.shape, dtype=bool)
             any_inf = np.zeros(self.shape, dtype=bool)
             for c in candidates:
-                match |= (a == c) | (np.isnan(a) & np.isnan(c))
+                zero_for = (a == 0) & ((c == 0) | (flush & (np.abs(c) < out.min_normal)))
+                same = ((a == c) & (a != 0)) | (np.isnan(a) & np.isnan(c))
+                match |= same | zero_for
+                signed |= same | (zero_for & (np.signbit(a) == np.signbit(c)))
                 any_number |= ~np.isnan(c)
                 any_nan |= np.isnan(c)
                 any_inf |= np.isinf(c)
             bad = mask & ~match
             kind = np.where(bad, CODE["value"], OK_CODE).astype(np.int8)
+            if sign_rule:
+                kind[mask & match & ~signed] = CODE["signed-zero"]
+                bad |= mask & match & ~signed
             kind[bad & ((np.isnan(a) & ~any_nan) | (~np.isnan(a) & ~any_number))] = CODE["nan-mismatch"]
             kind[bad & ~np.isnan(a) & any_number & (np.isinf(a) != any_inf)] = CODE["inf-mismatch"]
             self.kind = np.where(bad, kind, self.kind)
             self.error = np.where(bad, np.inf, self.error)
+
+
+def limit_value(formula, inputs: Mapping[str, np.ndarray], attrs: Mapping[str, float]) -> np.ndarray:
+    """The ``limit`` outcome: the formula in float64 with each infinite input replaced by a huge
+    value of its sign, read at two magnitudes (1e150 and 1e300): where the value at 1e300 is at
+    least twice the value at 1e150 (same sign), the formula grows without bound and the limit is an
+    infinity of that sign (x * sigmoid(0 * x) at +inf: 5e299, not +inf, at 1e300 alone); elsewhere
+    the value at 1e300."""
+    def at(big):
+        lim = {k: np.where(np.isinf(v), np.copysign(big, v), v) for k, v in inputs.items()}
+        with np.errstate(all="ignore"):
+            return np.asarray(evaluate(formula, {**lim, **attrs}), dtype=np.float64)
+
+    near, far = at(1e150), at(LIMIT_INPUT)
+    with np.errstate(all="ignore"):
+        grows = np.isfinite(far) & (near != 0) & (np.sign(near) == np.sign(far)) & (np.abs(far) >= 2 * np.abs(near))
+    return np.where(grows, np.copysign(np.inf, far), far)
 
 
 def _inside(acc, a, lo, hi, flushable):
@@ -763,6 +847,84 @@ def _inside(acc, a, lo, hi, flushable):
     if acc is not None:
         return np.broadcast_to(acc.contains(a), np.shape(a)) | (flushable & (a == 0))
     return (a >= lo) & (a <= hi) | (flushable & (a == 0))
+
+
+def golden_branch(acc, e, lo, hi) -> tuple[np.ndarray, np.ndarray]:
+    """The accepted interval the accuracy floor measures from: [lo, hi], except where a comparison
+    may go either way (``acc.alternatives``): there the hull of the branches that accept the golden
+    value, so that a value between two branches (Shrink's 0 and x - bias) is not "as close as the
+    other branch"."""
+    if acc is None or not acc.alternatives:
+        return lo, hi
+    idx = acc.alternatives[0][0]
+    flat_e = np.asarray(e).reshape(-1)[idx]
+    g_lo = np.full(idx.shape, np.inf)
+    g_hi = np.full(idx.shape, -np.inf)
+    for _, a_lo, a_hi in acc.alternatives:
+        has = (flat_e >= a_lo) & (flat_e <= a_hi)
+        g_lo = np.where(has, np.minimum(g_lo, a_lo), g_lo)
+        g_hi = np.where(has, np.maximum(g_hi, a_hi), g_hi)
+    found = g_lo <= g_hi
+    out_lo, out_hi = np.array(lo, dtype=np.float64).reshape(-1), np.array(hi, dtype=np.float64).reshape(-1)
+    out_lo[idx] = np.where(found, g_lo, out_lo[idx])
+    out_hi[idx] = np.where(found, g_hi, out_hi[idx])
+    return out_lo.reshape(np.shape(lo)), out_hi.reshape(np.shape(hi))
+
+
+def exact_enclosure(e: np.ndarray, f) -> tuple[np.ndarray, np.ndarray]:
+    """[el, eh] enclosing the exact value of which ``e`` (finite, float64 values of the dtype ``f``)
+    is the correct rounding: the rounding cell of ``e`` (half-way to its neighbours), or, for
+    float64 outputs whose half-way points float64 cannot hold, the neighbours themselves."""
+    v = e.astype(f.numpy)
+    with np.errstate(all="ignore"):
+        down = U.next_down(v, f.name).astype(np.float64)
+        up = U.next_up(v, f.name).astype(np.float64)
+        down = np.where(np.isinf(down), e - (up - e), down)  # -max: the cell is symmetric
+        up = np.where(np.isinf(up), e + (e - down), up)  # +max
+        if f.bits == 64:
+            return down, up
+        return (down + e) / 2, (e + up) / 2
+
+
+def accuracy_floor(a, e, lo, hi, budget: float, f) -> np.ndarray:
+    """The accuracy floor: where ``a`` is at least as close to the exact value as the farthest
+    result the model accepts ([lo, hi], finite ends only), or within ``budget`` ULPs of the dtype
+    of it, for every exact value the golden value ``e`` admits (``exact_enclosure``), so that no
+    result is accepted on the strength of the golden value's own rounding."""
+    with np.errstate(all="ignore"):
+        usable = np.isfinite(a) & np.isfinite(e)
+        e0 = np.where(usable, e, 0.0)
+        a0 = np.where(usable, a, 0.0)
+        el, eh = exact_enclosure(e0, f)
+        lo_f = np.where(np.isfinite(lo), lo, np.nan)
+        hi_f = np.where(np.isfinite(hi), hi, np.nan)
+        margin = 2.0 ** -50 if f.bits == 64 else 0.0  # float64 differences below are rounded
+        worst = np.full(np.shape(a0), np.inf)
+        # |a - E| <= max(|lo - E|, |hi - E|) is piecewise linear in E: its slack is smallest at the
+        # cell's ends or at a kink (E = a, lo, hi or their midpoint)
+        for point in (el, eh, a0, lo_f, hi_f, (lo_f + hi_f) / 2):
+            E = np.minimum(np.maximum(np.where(np.isnan(point), el, point), el), eh)
+            reach = np.fmax(np.abs(lo_f - E), np.abs(hi_f - E))
+            reach = np.where(np.isnan(reach), 0.0, reach)
+            slack = reach - np.abs(a0 - E) - margin * np.fmax(np.abs(E), np.abs(a0))
+            worst = np.minimum(worst, slack)
+        window = worst >= 0
+        distance = np.maximum(np.abs(a0 - el), np.abs(a0 - eh))
+        smallest = np.where(el * eh > 0, np.minimum(np.abs(el), np.abs(eh)), 0.0)
+        within_budget = distance * (1 + margin) <= budget * U.ulp(smallest, f)
+    return usable & (window | within_budget)
+
+
+def catastrophic(a, e, f, budget: float) -> tuple[np.ndarray, np.ndarray]:
+    """(overflow, cancelled): an infinite result where the golden value is finite and not the
+    largest finite value of that sign (a result rounded from beyond it may be inf); a zero where the
+    golden value is a normal number and the formula calls an inexact function (``budget`` > 0: a
+    rational formula's cancellation, HardSigmoid's fl(fl(alpha * x) + beta) = 0, is a rounding of
+    the standard's own arithmetic, which the model bounds exactly)."""
+    with np.errstate(invalid="ignore"):
+        overflow = np.isinf(a) & np.isfinite(e) & ~((np.abs(e) == f.max_finite) & (np.sign(a) == np.sign(e)))
+        cancelled = (a == 0) & np.isfinite(e) & (np.abs(e) >= f.min_normal) & (budget > 0)
+    return overflow, cancelled
 
 
 def golden_equal_sign(a, e):

@@ -21,7 +21,8 @@ encloses its exact value *and* every value a correct kernel can hold at that poi
   (a union, so a value between the branches is still rejected); inside one evaluation the
   interval is the hull of both branches only for nested choices beyond ``MAX_BRANCH_COMBINATIONS``;
 - exp, log, tanh, ... are monotone: endpoint images, widened by the function's accepted error
-  (``FUNCTION_ULPS`` ULPs of the type it is computed in) and by numpy's own float64 error;
+  (``FUNCTION_ULPS``: the function's budget for the type it is computed in, in ULPs of that type:
+  a float16 erf 4 float16 ULPs, a float32 one 16 float32 ULPs) and by numpy's own float64 error;
 - flush-to-zero is a property of inputs and outputs (the spec's ``subnormal`` semantics), not of
   intermediates: ``compare`` judges a subnormal input also as a zero, and accepts a zero where the
   accepted output set reaches the subnormal range (``Accepted.flushable``). A kernel that flushes an
@@ -29,8 +30,10 @@ encloses its exact value *and* every value a correct kernel can hold at that poi
 
 The output may then be rounded once more to the output dtype: the accepted results are
 [RN_out(lo), RN_out(hi)] of the root interval. This is tight: a result outside it cannot come
-from any evaluation order the model admits. Overflow of an intermediate gives an infinite endpoint,
-so a clamp after it still bounds the result.
+from any evaluation order the model admits. An intermediate rounded to a compute type it overflows
+is not admitted (an infinity is no rounding of a finite value: compare fails such results where
+the exact value is finite); an intermediate beyond every type's range keeps its float64 value, so a
+clamp after it still bounds the result.
 """
 from __future__ import annotations
 
@@ -104,8 +107,10 @@ class IntervalModel:
             for t in self.types:
                 if t == "float64":
                     continue  # float64 endpoints are already float64 values: RN64 is the identity
-                lo = np.minimum(lo, U.round_to(iv.lo, t).astype(np.float64))
-                hi = np.maximum(hi, U.round_to(iv.hi, t).astype(np.float64))
+                # a rounding that overflows (a finite value becoming an infinity) is not a rounding the
+                # model admits: compare fails what follows from it where the exact value is finite
+                lo = np.minimum(lo, _no_overflow(U.round_to(iv.lo, t).astype(np.float64), iv.lo))
+                hi = np.maximum(hi, _no_overflow(U.round_to(iv.hi, t).astype(np.float64), iv.hi))
         return Interval(lo, hi)
 
     # -- evaluation ------------------------------------------------------------------------
@@ -214,11 +219,19 @@ class IntervalModel:
             hi = hi + np.abs(hi) * fn.libm_rel + 5e-324
             los, his = [lo], [hi]
             for t in self.types:
-                los.append(lo - fn.ulps * U.ulp(lo, t))
-                his.append(hi + fn.ulps * U.ulp(hi, t))
+                los.append(lo - fn.budget(t) * U.ulp(lo, t))
+                his.append(hi + fn.budget(t) * U.ulp(hi, t))
             lo = np.minimum.reduce([np.where(np.isnan(x), -np.inf, x) for x in los])
             hi = np.maximum.reduce([np.where(np.isnan(x), np.inf, x) for x in his])
         return self.rounded(Interval(lo, hi))
+
+
+def _no_overflow(rounded: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """``rounded``, except where rounding a finite ``value`` overflowed: there ``value`` itself."""
+    over = np.isinf(rounded)
+    if not over.any():
+        return rounded
+    return np.where(over & np.isfinite(value), value, rounded)
 
 
 # ----------------------------------------------------------------------------- outward float64 arithmetic

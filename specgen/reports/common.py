@@ -67,6 +67,8 @@ def worst_line(detail: dict) -> str | None:
     if not isinstance(worst, dict):
         return f"worst: {worst}"
     head = f"worst element at {worst['index']}" if "index" in worst else "worst element"
+    if worst.get("reason"):  # a catastrophic failure, in words (specgen.numerics.catastrophe)
+        return f"{head}: {worst['reason']} (got {_val(worst.get('actual'))}, expected {_val(worst.get('expected'))})"
     parts = []
     for key, label in (("input", "x"), ("x", "x")):
         if key in worst:

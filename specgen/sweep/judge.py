@@ -21,13 +21,13 @@ from specgen.numerics.exact import golden
 from specgen.numerics import compare as C
 
 # verdict classes, as small integer codes per element
-PASS, VALUE, NAN, INF, SIGNED_ZERO, FLUSH, ERROR = range(7)
-KINDS = ("pass", "value", "nan-mismatch", "inf-mismatch", "signed-zero", "flush", "error")
+PASS, VALUE, NAN, INF, SIGNED_ZERO, FLUSH, ERROR, CANCELLATION = range(8)
+KINDS = ("pass", "value", "nan-mismatch", "inf-mismatch", "signed-zero", "flush", "error", "cancellation")
 # compare's per-element codes (0 accepted, CODE[kind]) -> ours
 _FROM_COMPARE = np.zeros(max(C.CODE.values()) + 1, dtype=np.uint8)
 for _name, _code in C.CODE.items():
     _FROM_COMPARE[_code] = KINDS.index(_name)
-FAIL_SEVERITY = {NAN: 6, INF: 5, ERROR: 4, VALUE: 3, FLUSH: 2, SIGNED_ZERO: 1, PASS: 0}
+FAIL_SEVERITY = {NAN: 7, INF: 6, CANCELLATION: 5, ERROR: 4, VALUE: 3, FLUSH: 2, SIGNED_ZERO: 1, PASS: 0}
 
 
 @dataclass

@@ -20,6 +20,7 @@ CLASS_TEXT = {
     "value": "value error beyond the bound",
     "nan-mismatch": "NaN where a number is due (or the reverse)",
     "inf-mismatch": "infinity mismatch",
+    "cancellation": "zero where the exact value is a normal number (total cancellation)",
     "signed-zero": "zero of the wrong sign",
     "flush": "subnormal result flushed to zero",
     "error": "adapter error or crash",
