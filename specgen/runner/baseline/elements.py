@@ -104,11 +104,11 @@ def why_not(clauses, kind: str, cls: dict, values: dict, error: float, attribute
         if not condition_mask(c, one, attributes, 1)[0]:
             return f"'{c.where}' does not hold"
     if c.max_ulp is not None and kind in MEASURED_KINDS:
-        return f"error {fmt(error)} ULP > max_ulp {c.max_ulp:g}"
+        return f"error {fmt(error, 3)} ULP > max_ulp {c.max_ulp:g}"
     return "no clause fits"  # pragma: no cover - fits() and why_not() agree
 
 
-def fmt(v) -> str:
+def fmt(v, digits: int = 6) -> str:
     if v is None:
         return "?"
     v = float(v)
@@ -118,11 +118,11 @@ def fmt(v) -> str:
         return "+inf" if v > 0 else "-inf"
     if v == 0:
         return "-0" if np.signbit(v) else "0"
-    return f"{v:.6g}"
+    return f"{v:.{digits}g}"
 
 
 def describe(kind: str, values: dict, error: float) -> str:
     """``2.0 ULP at x = -0.0279`` / ``nan-mismatch at x = +inf``."""
     where = ", ".join(f"{k} = {fmt(v)}" for k, v in values.items())
-    what = f"{fmt(error)} ULP" if kind in MEASURED_KINDS and np.isfinite(error) else kind
+    what = f"{fmt(error, 3)} ULP" if kind in MEASURED_KINDS and np.isfinite(error) else kind
     return f"{what} at {where}" if where else what

@@ -57,8 +57,11 @@ def explain(result, entries: list[Entry], listing: bool = False) -> Explanation:
         return _explain_elements(result, entries, failing, listing)
     out = Explanation(explained=True)
     for kind in case_kinds(result):
-        owner = next((e for e in entries if e.clauses is None or any(kind in c.kinds and not c.inputs and not c.where
-                                                                      for c in e.clauses)), None)
+        fitting = [e for e in entries if e.clauses is None or any(kind in c.kinds and not c.inputs and not c.where
+                                                                   for c in e.clauses)]
+        owner = fitting[0] if fitting else None
+        for e in fitting[1:]:
+            out.counts[e] = out.counts.get(e, 0) + 1
         if owner is None:
             out.explained = False
             near = entries[0] if entries else None
@@ -87,10 +90,9 @@ def _explain_elements(result, entries, failing: dict, listing: bool) -> Explanat
                 mask = np.zeros(n, dtype=bool)
                 for c in e.clauses:
                     mask |= el.fits(c, kinds, classes, f.inputs, error, attributes)
-            take = mask & (owner < 0)
-            owner[take] = i
-            if take.any():
-                out.counts[e] = out.counts.get(e, 0) + int(take.sum())
+            owner[mask & (owner < 0)] = i  # shown as explained by the first entry that fits
+            if mask.any():  # every entry that fits is still in use (not fixed)
+                out.counts[e] = out.counts.get(e, 0) + int(mask.sum())
         prefix = f"{output}: " if len(failing) > 1 else ""
 
         def values(j):

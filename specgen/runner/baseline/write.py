@@ -73,8 +73,9 @@ def signature(items) -> list[Clause]:
                     b.error = max(b.error, err)
     clauses: list[Clause] = []
     finite_rest: dict[str, _Bucket] = {}
+    unbounded = {k for (k, special) in buckets if not special and k not in MEASURED_KINDS}
     for (kind, special), b in sorted(buckets.items()):
-        if special:
+        if special and kind not in unbounded:  # (a clause without inputs covers those of its kind anyway)
             constrained = {n: tuple(_coarse(c)) for n, c in b.inputs.items() if c <= set(el.SPECIAL_CLASSES)}
             if constrained:
                 max_ulp = round_up(b.error) if kind in MEASURED_KINDS and b.error > 0 else None
@@ -260,7 +261,10 @@ def merge(run, existing=None, adapter: str | None = None) -> Merge:
     old = list(existing.entries) if existing else []
     if existing is not None:
         existing.apply(run)
-    removed = [e for e in old if e.active and e.selected and not e.explained]
+    # an entry is removed when it selects cases of the run and every one passes; one whose cases
+    # still fail otherwise is kept (its reason may still be right) and the new cause is added
+    removed = [e for e in old if e.active and e.selected and not e.explained
+               and not any(r.verdict in FAILING and e.selects(r) for r in run.results)]
     kept = [e for e in old if e not in removed]
     taken = {e.id for e in old if e.id}
     added, cases = new_entries(run, kept, taken)
