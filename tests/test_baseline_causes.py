@@ -80,7 +80,7 @@ class NanAndSmallXWrong(_Softsign):
 
 def run_with(cls, text, cases=None, strict=False):
     module = "fake_adapters" if cls.__module__ == fa.__name__ else __name__
-    loaded = load_object(cls.__name__, f"{module}:{cls.__name__}")
+    loaded = load_object(cls.__name__, f"{module}:{cls.__name__}", specs=SPECS)
     baseline = Baseline.parse(text, "b.yaml") if text is not None else None
     return Runner(loaded, SPECS, compare=COMPARE, probe=False).run(cases or [softsign_case()], baseline=baseline,
                                                                    strict=strict)
@@ -245,3 +245,36 @@ def test_explain_shows_the_entry_of_each_failing_element(corpus, tmp_path):
     assert "selected by: softsign-nan-at-zero (line 4)" in res.output
     assert "  [3] nan-mismatch at x = 0: softsign-nan-at-zero" in res.output
     assert "  [2] 5.43 ULP at x = -0.0279: NEW" in res.output
+
+
+def test_the_examples_in_docs_runner_md_are_valid_baselines_with_one_clause_per_kind():
+    import re
+    from pathlib import Path
+
+    from specgen.runner.baseline.model import ELEMENT_KINDS
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "runner.md").read_text()
+    section = text.split("## The CI gate", 1)[1].split("\n## ", 1)[0]
+    whole, clauses = re.findall(r"```yaml\n(.*?)```", section, re.S)[:2]
+    assert Baseline.parse(whole, "runner.md").entries[0].clauses[0].inputs == {"x": ("+inf",)}
+    entry = "known_failures:\n  - op: gelu\n    reason: r\n    " + clauses.replace("\n", "\n    ")
+    kinds = {k for c in Baseline.parse(entry, "runner.md").entries[0].clauses for k in c.kinds}
+    assert set(ELEMENT_KINDS) <= kinds and {"accepted-illegal", "rejected-legal", "crashed"} <= kinds
+
+
+@pytest.mark.parametrize("version, spec, inside", [
+    ("torch 2.13.0+cpu", ">=2.13, <2.15", True), ("torch 2.15.0", ">=2.13, <2.15", False),
+    ("onnxruntime 1.32.0 (CPUExecutionProvider)", "==1.32", True), ("x 1.9", ">1.10", False),
+    ("no number", "<1", True),
+])
+def test_backend_version_ranges(version, spec, inside):
+    from specgen.runner.baseline.gate import in_range
+
+    assert in_range(version, spec) is inside
+
+
+@pytest.mark.parametrize("error, written", [(0.94, 0.94), (3.71, 3.8), (1.2e24, 1.2e24), (17.01, 18.0), (0.0, 0.0)])
+def test_max_ulp_is_the_largest_error_rounded_up_to_two_digits(error, written):
+    from specgen.runner.baseline.write import round_up
+
+    assert round_up(error) == written

@@ -3,6 +3,7 @@ cases out of a run, entries as YAML text, and the merge of a run into an existin
 its text (comments, reasons, order) and only removes fixed entries and appends new ones."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -44,6 +45,10 @@ def _coarse(classes: set) -> list[str]:
 class _Bucket:
     inputs: dict = field(default_factory=dict)  # input name -> set of fine classes
     error: float = 0.0
+    unbounded: bool = False  # an error of infinite ULPs (a non-zero result where zero is exact)
+
+    def max_ulp(self, kind: str) -> float | None:
+        return round_up(self.error) if kind in MEASURED_KINDS and not self.unbounded else None
 
 
 def signature(items) -> list[Clause]:
@@ -71,20 +76,23 @@ def signature(items) -> list[Clause]:
                 err = float(f.error[j])
                 if math.isfinite(err):
                     b.error = max(b.error, err)
+                else:
+                    b.unbounded = True
     clauses: list[Clause] = []
     finite_rest: dict[str, _Bucket] = {}
-    unbounded = {k for (k, special) in buckets if not special and k not in MEASURED_KINDS}
+    # kinds whose clause without inputs explains every element of the kind (no size bound)
+    unbounded = {k for (k, special), b in buckets.items() if not special and (k not in MEASURED_KINDS or b.unbounded)}
     for (kind, special), b in sorted(buckets.items()):
         if special and kind not in unbounded:  # (a clause without inputs covers those of its kind anyway)
             constrained = {n: tuple(_coarse(c)) for n, c in b.inputs.items() if c <= set(el.SPECIAL_CLASSES)}
             if constrained:
-                max_ulp = round_up(b.error) if kind in MEASURED_KINDS and b.error > 0 else None
-                clauses.append(Clause((kind,), constrained, None, max_ulp))
+                clauses.append(Clause((kind,), constrained, None, b.max_ulp(kind)))
                 continue
         rest = finite_rest.setdefault(kind, _Bucket())
         rest.error = max(rest.error, b.error)
+        rest.unbounded |= b.unbounded
     for kind, b in sorted(finite_rest.items()):
-        clauses.append(Clause((kind,), {}, None, round_up(b.error) if kind in MEASURED_KINDS else None))
+        clauses.append(Clause((kind,), {}, None, b.max_ulp(kind)))
     clauses += [Clause((k,)) for k in case_level]
     return clauses
 
@@ -121,7 +129,12 @@ def selectors(results, universe) -> dict:
 def _scalar(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, (int, float)):
+    if isinstance(v, int):
+        return repr(v)
+    if isinstance(v, float):
+        if abs(v) >= 1e6 and math.isfinite(v):  # 4.4e+11, not 440000000000.0 (and always with a dot: YAML's float)
+            short = f"{v:.1e}"
+            return short if float(short) == v else f"{v:.16e}"
         return repr(v)
     return json.dumps(str(v), ensure_ascii=False)
 
@@ -259,7 +272,9 @@ def merge(run, existing=None, adapter: str | None = None) -> Merge:
     run but explained none of them removed (lines and all), new causes appended with a TODO reason,
     and ``written_with`` set to this run's versions. Entries outside the run's filters are kept."""
     old = list(existing.entries) if existing else []
-    if existing is not None:
+    if existing is not None:  # judged under the existing file, on copies: the run's own verdicts stay
+        run = dataclasses.replace(run, results=[dataclasses.replace(r, notes=list(r.notes)) for r in run.results],
+                                  warnings=list(run.warnings))
         existing.apply(run)
     # an entry is removed when it selects cases of the run and every one passes; one whose cases
     # still fail otherwise is kept (its reason may still be right) and the new cause is added
