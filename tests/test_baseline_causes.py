@@ -278,3 +278,23 @@ def test_max_ulp_is_the_largest_error_rounded_up_to_two_digits(error, written):
     from specgen.runner.baseline.write import round_up
 
     assert round_up(error) == written
+
+
+def test_convert_baseline_groups_per_case_entries_by_reason_into_entries_that_hold_the_gate():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "convert_baseline.py"
+    spec = importlib.util.spec_from_file_location("convert_baseline_tool", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    cases = [softsign_case(), softsign_case(dtype="float16"), softsign_case(version="1", name="old"),
+             case("hard_sigmoid")]
+    run = run_with(NanAndSmallXWrong, None, cases=cases)
+    pairs = [(c.id, "NaN at 0 and small x. What to do: fix.") for c in cases[:3]] + [("hard_sigmoid/*", "gone")]
+    entries, dropped, counts = tool.convert("x", pairs, run)
+    assert dropped == ["gone"] and counts["old entries"] == 4 and counts["todo entries"] == 0
+    (entry,) = entries
+    assert entry["op"] == ["softsign"] and "dtype" not in entry and "version" not in entry  # nothing to narrow
+    assert {c.kinds[0] for c in entry["fails"]} == {"nan-mismatch", "value"}
+    assert tool.gate_holds(entries, run)

@@ -85,14 +85,101 @@ def convert(adapter: str, pairs, run) -> tuple[list[dict], list[str], dict]:
         name = f"{'-'.join(o.replace('_', '-') for o in ops[:2])}-{clauses[0].kinds[0]}" if clauses else slug(reason)
         entries.append({"id": unique_id(name, taken), **selectors(results, run.results), "fails": clauses,
                         "reason": reason})
+    sizes = {e["id"]: len(reasons[e["reason"]]) for e in entries}
+    shared = drop_shared_clauses(entries, sizes, run)
+    narrowed = narrow_overlaps(entries, {e["id"]: reasons[e["reason"]] for e in entries}, run)
     from specgen.runner.baseline import Baseline
     from specgen.runner.baseline.write import render
 
     known = Baseline.parse(render(entries, adapter), "<converted>", placeholders_ok=True)
     todo, todo_cases = new_entries(run, known.entries, taken)
-    return entries + todo, dropped, {"old entries": len(pairs), "old reasons": len(reasons),
+    return entries + todo, dropped, {"old entries": len(pairs), "old reasons": len(reasons), "shared clauses": shared, "narrowed": narrowed,
                                      "entries": len(entries) + len(todo), "todo entries": len(todo),
                                      "todo cases": todo_cases}
+
+
+def covers(d, c) -> bool:
+    """Clause ``d`` explains every element clause ``c`` does (same kinds, inputs and condition, a
+    size bound at least as large)."""
+    return (d.kinds == c.kinds and d.inputs == c.inputs and d.where == c.where
+            and (d.max_ulp is None or (c.max_ulp is not None and c.max_ulp <= d.max_ulp)))
+
+
+def gate_holds(entries, run) -> bool:
+    """Every failure of ``run`` is explained and every entry explains something."""
+    from specgen.runner.baseline import Baseline
+    from specgen.runner.baseline.write import render
+    from specgen.runner.verdicts import FAILING
+
+    Baseline.parse(render(entries, None), "<trial>", placeholders_ok=True).apply(run)
+    return not run.baseline_fixed and not any(r.verdict in FAILING for r in run.results)
+
+
+def drop_shared_clauses(entries, sizes: dict, run) -> int:
+    """One cause, one entry: the old files gave a case failing for two causes one reason, so that
+    reason's signature also holds the other cause's clause. Such a clause is removed from the
+    smaller entry when a larger entry has a clause covering it and the gate still holds without it."""
+    if not gate_holds(entries, run):
+        return 0
+    dropped = 0
+    for e in sorted(entries, key=lambda e: sizes[e["id"]]):
+        for c in list(e["fails"]):
+            if len(e["fails"]) == 1:
+                break
+            if not any(covers(d, c) for o in entries if o is not e and sizes[o["id"]] >= sizes[e["id"]]
+                       for d in o["fails"]):
+                continue
+            at = e["fails"].index(c)
+            del e["fails"][at]
+            if gate_holds(entries, run):
+                dropped += 1
+            else:
+                e["fails"].insert(at, c)
+    return dropped
+
+
+def _entry(fields):
+    from specgen.runner.baseline import Baseline
+    from specgen.runner.baseline.write import render
+
+    return Baseline.parse(render([fields], None), "<entry>", placeholders_ok=True).entries[0]
+
+
+def narrow_overlaps(entries, members: dict, run) -> int:
+    """An entry that overlaps another (selects a common case of the run, signatures that meet) gets
+    every selector its own cases share (standard, version, dtype, tags, attributes) when that ends
+    the overlap and the gate still holds."""
+    from specgen.runner.baseline.elements import signatures_meet
+    from specgen.runner.baseline.write import selectors
+
+    def selected(fields):
+        entry = _entry(fields)
+        return entry, frozenset(i for i, r in enumerate(run.results) if entry.selects(r))
+
+    chosen = {id(e): selected(e) for e in entries}
+
+    def overlapping(a, b):
+        (ea, sa), (eb, sb) = chosen[id(a)], chosen[id(b)]
+        return bool(sa & sb) and signatures_meet(ea, eb)
+
+    narrowed = 0
+    for e in sorted(entries, key=lambda e: len(members[e["id"]])):
+        others = [o for o in entries if o is not e and overlapping(e, o)]
+        if not others:
+            continue
+        keep = {k: e[k] for k in ("op", "standard", "version", "dtype", "tags", "attributes") if k in e}
+        for k in keep:
+            del e[k]
+        e.update(selectors(members[e["id"]], run.results, every=True))
+        before, chosen[id(e)] = chosen[id(e)], selected(e)
+        if not any(overlapping(e, o) for o in others) and gate_holds(entries, run):
+            narrowed += 1
+        else:
+            for k in ("op", "standard", "version", "dtype", "tags", "attributes"):
+                e.pop(k, None)
+            e.update(keep)
+            chosen[id(e)] = before
+    return narrowed
 
 
 def main(argv=None) -> int:
@@ -120,7 +207,9 @@ def main(argv=None) -> int:
         verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
     print(f"{a.adapter}: {counts['old entries']} per-case entries, {counts['old reasons']} reasons -> "
           f"{counts['entries']} entries ({counts['todo entries']} with a TODO reason for {counts['todo cases']} "
-          f"case(s) no old entry named); {len(dropped)} reason(s) dropped because their cases pass", file=sys.stderr)
+          f"case(s) no old entry named); {len(dropped)} reason(s) dropped because their cases pass; "
+          f"{counts['shared clauses']} clause(s) left to the larger entry of their cause; {counts['narrowed']} "
+          f"entr(ies) given every selector their cases share, to stop overlapping another", file=sys.stderr)
     print("  verdicts under the new file: " + ", ".join(f"{v} {k}" for k, v in sorted(verdicts.items())), file=sys.stderr)
     for reason in dropped:
         print(f"  dropped: {reason[:150]}", file=sys.stderr)

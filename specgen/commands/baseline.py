@@ -20,7 +20,7 @@ def baseline():
     """Check, explain or prune a baseline file of known failures."""
 
 
-def _load(path, corpus):
+def _load(path, corpus, standards=()):
     from specgen.runner.baseline import Baseline, BaselineError
     from specgen.runner.cases import CorpusError, load_cases
 
@@ -30,7 +30,7 @@ def _load(path, corpus):
         click.echo(f"baseline: {exc}", err=True)
         raise SystemExit(int(Exit.USAGE))
     try:
-        cases = load_cases(corpus)
+        cases = [c for c in load_cases(corpus) if not standards or c.standard in standards]
     except CorpusError as exc:
         click.echo(f"baseline: {exc}", err=True)
         raise SystemExit(int(Exit.USAGE))
@@ -39,32 +39,15 @@ def _load(path, corpus):
     return b, cases, selected, stale
 
 
-def _can_share_an_element(a, b) -> bool:
-    """Whether two entries' signatures can both explain one failure (kinds meet, input classes
-    meet; conditions are not compared)."""
-    from specgen.runner.baseline.elements import CLASS_MEMBERS
-
-    if a.clauses is None or b.clauses is None:
-        return True
-    for x in a.clauses:
-        for y in b.clauses:
-            if not set(x.kinds) & set(y.kinds):
-                continue
-            apart = any(name in y.inputs and not (set().union(*(CLASS_MEMBERS[c] for c in x.inputs[name]))
-                                                  & set().union(*(CLASS_MEMBERS[c] for c in y.inputs[name])))
-                        for name in x.inputs)
-            if not apart:
-                return True
-    return False
-
-
 def overlaps(entries, selected) -> list[tuple]:
     """(entry, entry, cases in common) for entries selecting a common case whose signatures meet."""
+    from specgen.runner.baseline.elements import signatures_meet
+
     out = []
     for i, a in enumerate(entries):
         ids_a = {c.id for c in selected[id(a)]}
         for b in entries[i + 1:]:
-            if not ids_a or not _can_share_an_element(a, b):
+            if not ids_a or not signatures_meet(a, b):
                 continue
             common = ids_a & {c.id for c in selected[id(b)]}
             if common:
@@ -75,11 +58,12 @@ def overlaps(entries, selected) -> list[tuple]:
 @baseline.command("check")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--corpus", type=click.Path(file_okay=False), default=None, help="Corpus directory (default generated/vectors).")
-def check(path, corpus):
+@click.option("--standard", multiple=True, help="Only the cases of these standards (as the gate's run: webnn-chromium gates webnn).")
+def check(path, corpus, standard):
     """Validate FILE; flag TODO reasons, entries selecting no case, overlapping entries (exit 1 if any)."""
     from specgen.runner.baseline import is_placeholder
 
-    b, _, selected, stale = _load(path, corpus)
+    b, _, selected, stale = _load(path, corpus, tuple(standard))
     covered = {c.id for e in b.entries for c in selected[id(e)]}
     click.echo(f"{path}: {len(b.entries)} entries selecting {len(covered)} case(s)"
                + (f", adapter {b.adapter}" if b.adapter else "")

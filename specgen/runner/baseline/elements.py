@@ -126,3 +126,20 @@ def describe(kind: str, values: dict, error: float) -> str:
     where = ", ".join(f"{k} = {fmt(v)}" for k, v in values.items())
     what = f"{fmt(error, 3)} ULP" if kind in MEASURED_KINDS and np.isfinite(error) else kind
     return f"{what} at {where}" if where else what
+
+
+def signatures_meet(a, b) -> bool:
+    """Whether two entries' signatures can both explain one failure: some clauses share a kind and
+    no input that both constrain has classes apart (conditions are not compared)."""
+    if a.clauses is None or b.clauses is None:
+        return True
+    for x in a.clauses:
+        for y in b.clauses:
+            if not set(x.kinds) & set(y.kinds):
+                continue
+            apart = any(name in y.inputs and not (set().union(*(CLASS_MEMBERS[c] for c in x.inputs[name]))
+                                                  & set().union(*(CLASS_MEMBERS[c] for c in y.inputs[name])))
+                        for name in x.inputs)
+            if not apart:
+                return True
+    return False

@@ -97,19 +97,20 @@ def signature(items) -> list[Clause]:
     return clauses
 
 
-def selectors(results, universe) -> dict:
+def selectors(results, universe, every: bool = False) -> dict:
     """The fields that select ``results``' cases out of ``universe`` (the run's results): op always,
-    then standard, dtype, version, tags and attributes where they narrow the choice."""
+    then standard, dtype, version, tags and attributes where they narrow the choice (``every``: all
+    the values and tags they share, narrowing or not)."""
     ops = sorted({r.op for r in results})
     pool = [u for u in universe if u.op in ops]
     out: dict = {"op": ops}
     for key in ("standard", "dtype", "version"):
         values = sorted({str(getattr(r, key)) for r in results})
-        if {str(getattr(u, key)) for u in pool} - set(values):
+        if every or {str(getattr(u, key)) for u in pool} - set(values):
             out[key] = values
             pool = [u for u in pool if str(getattr(u, key)) in values]
     common = set.intersection(*(set(r.tags) for r in results)) if results else set()
-    tags = sorted(t for t in common if any(t not in u.tags for u in pool))
+    tags = sorted(t for t in common if every or any(t not in u.tags for u in pool))
     if tags:
         out["tags"] = tags
         pool = [u for u in pool if set(tags) <= set(u.tags)]
@@ -119,7 +120,8 @@ def selectors(results, universe) -> dict:
         if isinstance(value, (list, dict)):
             continue
         if all(name in (getattr(r, "attributes", None) or {}) and same_value(r.attributes[name], value) for r in results):
-            if any(not same_value((getattr(u, "attributes", None) or {}).get(name, math.nan), value) for u in pool):
+            if every or any(not same_value((getattr(u, "attributes", None) or {}).get(name, math.nan), value)
+                            for u in pool):
                 attrs[name] = float(f"{value:.8g}") if isinstance(value, float) else value
     if attrs:
         out["attributes"] = attrs
