@@ -60,7 +60,7 @@ def explain(result, entries: list[Entry], listing: bool = False) -> Explanation:
         fitting = [e for e in entries if e.clauses is None or any(kind in c.kinds and not c.inputs and not c.where
                                                                    for c in e.clauses)]
         owner = fitting[0] if fitting else None
-        for e in fitting[1:]:
+        for e in fitting:  # every entry that fits is in use (not fixed); the first is shown
             out.counts[e] = out.counts.get(e, 0) + 1
         if owner is None:
             out.explained = False
@@ -68,7 +68,6 @@ def explain(result, entries: list[Entry], listing: bool = False) -> Explanation:
             out.new.append(f"{kind}" + (f" (escaped {near.name}: {kind} is not in its signature)" if near else ""))
             out.elements.append((kind, "NEW"))
         else:
-            out.counts[owner] = out.counts.get(owner, 0) + 1
             out.known.append(f"{kind} [{owner.name}]")
             out.elements.append((kind, owner.name))
     return out
