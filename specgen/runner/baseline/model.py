@@ -22,6 +22,17 @@ class BaselineError(Exception):
     """The baseline file is unreadable or malformed (exit code 2)."""
 
 
+def known_kinds() -> tuple[str, ...]:
+    """Every failure kind a signature may name: the comparison's element kinds, then the runner's
+    whole-case causes of a fail or error (read from the code, so a kind added there is known here)."""
+    from specgen.numerics.compare import KIND_ORDER
+    from specgen.runner.verdicts import Cause
+
+    cases = [str(c) for c in Cause if c not in (Cause.WITHIN_BOUND, Cause.REJECTED, Cause.OUT_OF_BOUND, Cause.SPECGEN)
+             and not str(c).startswith("unclaimed-")]
+    return tuple(dict.fromkeys([*KIND_ORDER, *ELEMENT_KINDS, *cases]))
+
+
 def is_placeholder(reason: str) -> bool:
     return reason.strip().upper().startswith(TODO)
 
@@ -219,6 +230,10 @@ def parse_document(text: str, path: str, placeholders_ok: bool):
         if "fails" in item:
             clauses = []
             for j, c in enumerate(item["fails"]):
+                unknown = [k for k in as_list(c["kind"]) if k not in known_kinds()]
+                if unknown:
+                    raise BaselineError(f"{_where(doc, kp + ('fails', j, 'kind'))}: unknown failure kind "
+                                        f"{unknown[0]!r}; expected one of: {', '.join(known_kinds())}")
                 names = frozenset()
                 if "where" in c:
                     names = condition_names(c["where"], _where(doc, kp + ("fails", j, "where")))
