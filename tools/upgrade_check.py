@@ -27,23 +27,29 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 GATES = {"onnxruntime": [], "onnx-reference": [], "torch": [], "webnn-chromium": ["--standard", "webnn"]}
-BACKENDS = ["onnxruntime", "onnx", "torch", "numpy", "ml_dtypes"]  # upgraded to their newest releases
+LIBRARIES = ["numpy", "ml_dtypes", "mpmath"]  # the judgement's; upgraded with every gate
+BACKENDS = {"onnxruntime": ["onnxruntime", "onnx"], "onnx-reference": ["onnx"], "torch": ["torch"],
+            "webnn-chromium": []}  # per gate, upgraded to their newest releases (the browser is its own install)
 
 
-def make_venv(path: Path, install: bool = True) -> Path:
+def packages(adapters) -> list[str]:
+    return list(dict.fromkeys([*LIBRARIES, *(p for a in adapters for p in BACKENDS[a])]))
+
+
+def make_venv(path: Path, adapters, install: bool = True) -> Path:
     python = path / "bin" / "python"
     if not install:
         return python
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--upgrade", "-e", f"{ROOT}[test]", *BACKENDS],
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--upgrade", "-e", f"{ROOT}[test]", *packages(adapters)],
                    check=True)
     return python
 
 
-def versions(python: str) -> dict:
+def versions(python: str, names) -> dict:
     code = ("import importlib.metadata as m, json; out = {}\n"
-            f"for p in {BACKENDS!r}:\n"
+            f"for p in {list(names)!r}:\n"
             "    try: out[p] = m.version(p)\n"
             "    except m.PackageNotFoundError: pass\n"
             "print(json.dumps(out))")
@@ -102,10 +108,12 @@ def main(argv=None) -> int:
     p.add_argument("--no-install", action="store_true", help="use --venv as it is (no upgrade)")
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        python = str(make_venv(a.venv or Path(tmp) / "venv", install=not (a.venv and a.no_install)))
-        print(f"pinned: {versions(sys.executable)}\nnewest: {versions(python)}")
+        adapters = a.adapter or sorted(GATES)
+        python = str(make_venv(a.venv or Path(tmp) / "venv", adapters, install=not (a.venv and a.no_install)))
+        names = packages(adapters)
+        print(f"pinned: {versions(sys.executable, names)}\nnewest: {versions(python, names)}")
         changed = False
-        for adapter in a.adapter or sorted(GATES):
+        for adapter in adapters:
             pinned, newest = gate(sys.executable, adapter, GATES[adapter]), gate(python, adapter, GATES[adapter])
             if pinned is None or newest is None:
                 continue

@@ -239,9 +239,11 @@ def parse_document(text: str, path: str, placeholders_ok: bool):
                     names = condition_names(c["where"], _where(doc, kp + ("fails", j, "where")))
                 clauses.append(Clause(tuple(as_list(c["kind"])), {k: tuple(v) for k, v in (c.get("inputs") or {}).items()},
                                       c.get("where"), float(c["max_ulp"]) if "max_ulp" in c else None, names))
-        entry = Entry(reason=reason, id=item.get("id", ""), case=tuple(s.strip() for s in as_list(item.get("case"))),
-                      op=tuple(as_list(item.get("op"))), standard=tuple(as_list(item.get("standard"))),
-                      version=tuple(str(v) for v in as_list(item.get("version"))), dtype=tuple(as_list(item.get("dtype"))),
+        def names(key):
+            return tuple(str(v).strip() for v in as_list(item.get(key)))
+
+        entry = Entry(reason=reason, id=item.get("id", ""), case=names("case"), op=names("op"),
+                      standard=names("standard"), version=names("version"), dtype=names("dtype"),
                       tags=tuple(item.get("tags") or ()),
                       attributes={k: tuple(as_list(v)) for k, v in (item.get("attributes") or {}).items()},
                       clauses=clauses, link=item.get("link"), backend=item.get("backend"), line=line)
