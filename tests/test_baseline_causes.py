@@ -298,4 +298,5 @@ def test_convert_baseline_groups_per_case_entries_by_reason_into_entries_that_ho
     (entry,) = entries
     assert entry["op"] == ["softsign"] and "dtype" not in entry and "version" not in entry  # nothing to narrow
     assert {c.kinds[0] for c in entry["fails"]} == {"nan-mismatch", "value"}
+    assert entry["id"] == "softsign-nan-mismatch-zero" and entry["reason"] == "NaN at 0 and small x. What to do: fix."
     assert tool.gate_holds(entries, run)

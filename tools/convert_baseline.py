@@ -88,6 +88,9 @@ def convert(adapter: str, pairs, run) -> tuple[list[dict], list[str], dict]:
     sizes = {e["id"]: len(reasons[e["reason"]]) for e in entries}
     shared = drop_shared_clauses(entries, sizes, run)
     narrowed = narrow_overlaps(entries, {e["id"]: reasons[e["reason"]] for e in entries}, run)
+    taken = set()
+    for e in entries:  # named after what is left of the signature
+        e["id"] = unique_id(entry_name(e), taken)
     from specgen.runner.baseline import Baseline
     from specgen.runner.baseline.write import render
 
@@ -96,6 +99,23 @@ def convert(adapter: str, pairs, run) -> tuple[list[dict], list[str], dict]:
     return entries + todo, dropped, {"old entries": len(pairs), "old reasons": len(reasons), "shared clauses": shared, "narrowed": narrowed,
                                      "entries": len(entries) + len(todo), "todo entries": len(todo),
                                      "todo cases": todo_cases}
+
+
+CLASS_WORDS = {"+inf": "inf", "-inf": "neg-inf", "+0": "zero", "-0": "neg-zero"}
+
+
+def entry_name(e) -> str:
+    """``gelu-nan-mismatch-inf``: the op(s), the first clause's kind, and its input class when it
+    constrains one input."""
+    ops = e["op"] if isinstance(e["op"], list) else [e["op"]]
+    name = "-".join(o.replace("_", "-") for o in ops[:2]) + ("-etc" if len(ops) > 2 else "")
+    if e["fails"]:
+        first = e["fails"][0]
+        name += f"-{first.kinds[0]}"
+        if len(first.inputs) == 1:
+            (classes,) = first.inputs.values()
+            name += "-" + "-".join(CLASS_WORDS.get(c, c) for c in classes)
+    return name
 
 
 def covers(d, c) -> bool:
