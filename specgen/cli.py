@@ -12,7 +12,7 @@ from specgen import __version__
 # name -> (module, attribute, one-line help shown by `specgen --help` without importing the module)
 COMMANDS = {
     "adapters": ("specgen.commands.adapters", "adapters", "List installed adapters, their load status and claims."),
-    "baseline": ("specgen.commands.baseline", "baseline", "Check or prune a baseline file of known failures."),
+    "baseline": ("specgen.commands.baseline", "baseline", "Check, explain or prune a baseline file of known failures."),
     "cases": ("specgen.commands.cases", "cases", "List the case ids `run` would select (same filters)."),
     "coverage": ("specgen.commands.coverage", "coverage", "Which case classes the corpus holds per op, standard, version and dtype; exit 1 on a gap."),
     "export": ("specgen.commands.export", "export", "Write the corpus for other harnesses (ONNX backend tests, npz)."),

@@ -107,7 +107,7 @@ class SpecgenCollector(pytest.Collector):
 
     def collect(self):
         for case in self._cases:
-            entry = self._baseline.find(case.id) if self._baseline is not None else None
+            entry = self._baseline.find(case) if self._baseline is not None else None
             yield SpecgenCaseItem.from_parent(self, name=case.id, case=case, runner_box=self._box,
                                               baseline_entry=entry)
 

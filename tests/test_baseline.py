@@ -7,7 +7,7 @@ import pytest
 import fake_adapters as fa
 from fake_adapters.cases import case
 from specgen.adapters.registry import load_object
-from specgen.runner.baseline import Baseline, BaselineError, from_results
+from specgen.runner.baseline import Baseline, BaselineError, from_results, merge
 from specgen.runner.core import FAIL, PASS, Runner, XFAIL, XPASS
 from specgen.spec.loader import load_all
 
@@ -57,14 +57,24 @@ def test_all_known_failures_exit_0_and_xpass_is_reported_and_strict_fails():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("known_failures:\n  - case: 'a/*'\n", "b.yaml:2: entry 'a/*' has no reason"),
-    ("known_failures:\n  - case: 'a/*'\n    reason: '  '\n", "has no reason"),
-    ("known_failures:\n  - reason: x\n", "'case' (a case-id pattern) is required"),
-    ("known_failures:\n  - case: a\n    reason: b\n    why: c\n", "unknown key(s) why"),
-    ("known_failure: []\n", "unknown key(s) known_failure"),
-    ("known_failures: {a: b}\n", "known_failures must be a list"),
-    ("- a\n", "the top level must be a mapping"),
-    ("known_failures: [\n", "not valid YAML"),
+    ("known_failures:\n  - case: 'a/*'\n", "b.yaml:2:5: known_failures[0]: missing required key 'reason'"),
+    ("known_failures:\n  - case: 'a/*'\n    reason: '  '\n", "b.yaml:3:5: known_failures[0].reason: entry has no reason"),
+    ("known_failures:\n  - reason: x\n", "b.yaml:2:5: known_failures[0]: the entry selects nothing"),
+    ("known_failures:\n  - case: a\n    reason: b\n    why: c\n", "b.yaml:4:5: known_failures[0].why: unknown key 'why'"),
+    ("known_failure: []\n", "b.yaml:1:1: known_failure: unknown key 'known_failure'"),
+    ("known_failures: {a: b}\n", "b.yaml:1:1: known_failures: must be a list, got a mapping"),
+    ("- a\n", "b.yaml:1:1: <document>: top level must be a mapping"),
+    ("known_failures: [\n", "b.yaml:2:1: "),
+    ("known_failures:\n  - op: gelu\n    fails: [{kind: value, max_ulp: -1}]\n    reason: r\n",
+     "b.yaml:3:27: known_failures[0].fails[0].max_ulp: must be >= 0"),
+    ("known_failures:\n  - op: gelu\n    fails: [{kind: nan}]\n    reason: r\n", "known_failures[0].fails[0].kind"),
+    ("known_failures:\n  - op: gelu\n    fails:\n      - kind: value\n        where: 'x >'\n    reason: r\n",
+     "b.yaml:5:9: known_failures[0].fails[0].where: the condition 'x >' is not valid"),
+    ("known_failures:\n  - op: gelu\n    fails:\n      - kind: value\n        where: 'x.real > 1'\n    reason: r\n",
+     "attribute access"),
+    ("known_failures:\n  - {id: a, op: gelu, reason: r}\n  - {id: a, op: elu, reason: r}\n",
+     "b.yaml:3:6: known_failures[1].id: id 'a' is already used by the entry at line 2"),
+    ("known_failures:\n  - {op: gelu, reason: r, backend: 'about 2'}\n", "known_failures[0].backend: "),
 ])
 def test_malformed_baselines_are_rejected_with_the_place(text, message):
     with pytest.raises(BaselineError) as info:
@@ -76,25 +86,26 @@ def test_written_baseline_has_todo_reasons_that_loading_refuses_until_replaced()
     run = run_with(fa.IgnoresAttribute, CASES, "")
     text = from_results(run.results, "x")
     failing = [r for r in run.results if r.verdict == FAIL]
-    assert failing and text.count('reason: "TODO: ') == len(failing)
-    assert f'reason: "TODO: {failing[0].reason[:40]}' in text
+    ops = sorted({r.op for r in failing})
+    assert failing and text.count('reason: "TODO: ') == len(ops)  # one entry per op, not per case
     with pytest.raises(BaselineError) as info:
         Baseline.parse(text, "b.yaml")
-    assert str(info.value).startswith("b.yaml:6: entry ") and "replace the TODO reason with why this failure is known" in str(info.value)
+    assert str(info.value).startswith("b.yaml:") and "replace the TODO reason with why this failure is known" in str(info.value)
     text = text.replace('"TODO: ', '"known: BUG-1 ')
     b = Baseline.parse(text)
-    assert [e.pattern for e in b.entries] == [r.case_id for r in failing]
-    assert run_with(fa.IgnoresAttribute, CASES, text).exit_code() == 0
-    assert all(r.verdict in (PASS, XFAIL) for r in run_with(fa.IgnoresAttribute, CASES, text).results)
+    assert [e.op for e in b.entries] == [(op,) for op in ops] and all(e.clauses for e in b.entries)
+    again = run_with(fa.IgnoresAttribute, CASES, text)
+    assert again.exit_code() == 0 and all(r.verdict in (PASS, XFAIL) for r in again.results)
 
 
-def test_a_rewritten_baseline_keeps_the_human_reasons():
+def test_a_merged_baseline_keeps_the_human_reasons_and_adds_only_the_new_cause():
     run = run_with(fa.IgnoresAttribute, CASES, BASELINE)
-    text = from_results(run.results, "x")
-    assert 'reason: "alpha is ignored (BUG-123)"' in text and text.count('"TODO: ') == 1  # the new failure
+    merged = merge(run, Baseline.parse(BASELINE, "b.yaml"), "x")
+    assert "reason: alpha is ignored (BUG-123)" in merged.text and merged.text.count('"TODO: ') == 1  # shrink
+    assert [e["op"] for e in merged.added] == [["shrink"]]
 
 
 @pytest.mark.parametrize("reason", ["TODO", "TODO: y: 2 of 5 elements out of bound", "todo later"])
 def test_todo_reasons_are_refused(reason):
-    with pytest.raises(BaselineError, match="b.yaml:2: entry 'a/\\*' .*replace the TODO reason"):
+    with pytest.raises(BaselineError, match="b.yaml:3:5: known_failures.0..reason: entry 'a/\\*' .*replace the TODO reason"):
         Baseline.parse(f"known_failures:\n  - case: 'a/*'\n    reason: {reason!r}\n", "b.yaml")

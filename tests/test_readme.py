@@ -30,3 +30,19 @@ def test_ci_runs_exactly_the_readme_commands():
                 if ln.strip() and not ln.startswith("#") and not ln.startswith("set ") and not ln.startswith("cd ")]
     setup, tests = _readme_commands()
     assert ci_lines == [setup, _optional_browser_command(), tests]
+
+
+def test_the_setup_installs_the_pinned_versions_the_baselines_were_written_with():
+    """A fresh machine reproduces the gates: the set-up installs constraints/backends.txt, which pins
+    the libraries every committed baseline records in written_with."""
+    import yaml
+
+    setup, _ = _readme_commands()
+    assert "-c constraints/backends.txt" in setup
+    pins = dict(line.split("==", 1) for line in (ROOT / "constraints" / "backends.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    for path in sorted((ROOT / "baselines").glob("*.yaml")):
+        written = yaml.safe_load(path.read_text()).get("written_with") or {}
+        for package, version in written.items():
+            if package != "backend":
+                assert pins.get(package) == version, f"{path.name}: written with {package} {version}, pinned {pins.get(package)}"

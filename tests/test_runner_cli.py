@@ -104,7 +104,7 @@ def test_missing_corpus_and_bad_baseline_exit_2(tmp_path, corpus):
     b = tmp_path / "b.yaml"
     b.write_text("known_failures:\n  - case: x\n")
     code, out = run("--adapter", "fake_adapters:Correct", "--corpus", corpus, "--baseline", str(b))
-    assert code == 2 and "has no reason" in out
+    assert code == 2 and f"{b}:2:5: known_failures[0]: missing required key 'reason'" in out
 
 
 def test_unknown_adapter_exits_3(corpus):
@@ -133,7 +133,8 @@ def test_write_baseline_then_gate_on_it(corpus, tmp_path):
     assert code == 1 and "hard_sigmoid/directml-3_0/float32/rank5/rank5" in b.read_text()
     assert 'reason: "TODO: ' in b.read_text()
     code, out = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--baseline", str(b), "--strict")
-    assert code == 2 and f"run: {b}:6: entry " in out and "replace the TODO reason with why this failure is known" in out
+    assert code == 2 and f"run: {b}:" in out and ": known_failures[0].reason: entry 'hard-sigmoid-todo' has a placeholder" in out
+    assert "replace the TODO reason with why this failure is known" in out
     assert len(out.strip().splitlines()) == 1
     b.write_text(b.read_text().replace('"TODO: ', '"5-D path broken (BUG-7): '))
     code, out = run("--adapter", "fake_adapters:WrongRank5", "--corpus", corpus, "--baseline", str(b), "--strict")

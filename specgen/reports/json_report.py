@@ -47,6 +47,7 @@ def to_data(run, created: str | None = None) -> dict:
                     "per_op_dtype": [{"op": op, "dtype": dt, "profile": p} for (op, dt), p in per.items()]},
         "probes": [p.to_json() for p in run.probes],
         "baseline_unmatched": run.baseline_unmatched,
+        "baseline_fixed": run.baseline_fixed,
         "cases": [r.to_json() for r in run.results],
     }
 

@@ -80,6 +80,13 @@ def render(run, max_failures: int = MAX_FAILURES, table: bool = True, quiet: boo
         out.append(f"{len(run.xpasses)} known failure(s) now pass (xpass{', failing with --strict' if run.strict else ''}):")
         for r in run.xpasses[:max_failures]:
             out.append(f"  XPASS {r.case_id} (baseline: {r.baseline})")
+    if getattr(run, "baseline_fixed", None):
+        out.append("")
+        out.append(f"{len(run.baseline_fixed)} baseline entr{'y' if len(run.baseline_fixed) == 1 else 'ies'} explain no "
+                   f"failure any more (fixed{', failing with --strict' if run.strict else ''}):")
+        for e in run.baseline_fixed:
+            where = f" (line {e['line']})" if e.get("line") else ""
+            out.append(f"  FIXED {e['id'] or e['case']}{where}: selects {e['selected']} case(s): {e['reason']}")
     if run.baseline_unmatched:
         out.append("")
         out.append(f"{len(run.baseline_unmatched)} baseline entr{'y' if len(run.baseline_unmatched) == 1 else 'ies'} matched no case:")

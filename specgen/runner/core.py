@@ -130,7 +130,8 @@ class Runner:
                                           self.timeout if self._timeout_given or cause == Cause.TIMEOUT else None,
                                           self.specs_folder),
                       in_place=bool(case.in_place), strided=any(s is not None for s in strides.values()),
-                      shape=list(first), tags=list(getattr(case, "tags", ()) or ()), **kw)
+                      shape=list(first), tags=list(getattr(case, "tags", ()) or ()),
+                      attributes=dict(getattr(case, "attributes", None) or {}), **kw)
 
     # -- one case ---------------------------------------------------------------------------
     def run_case(self, case, *, ignore_claims: bool = False) -> Result:
@@ -208,7 +209,7 @@ class Runner:
                 except Exception as exc:  # a runner bug must not stop the run either
                     r = self._result(case, ERROR, Cause.SPECGEN, f"runner error: {exc_text(exc)}")
                 results.append(r)
-                if self.exitfirst and r.verdict in FAILING and (baseline is None or baseline.find(r.case_id) is None):
+                if self.exitfirst and r.verdict in FAILING and (baseline is None or not baseline.explains(r)):
                     stopped = True
                     break
             if self.progress:

@@ -73,6 +73,7 @@ def judge_positive(case, spec, data, o: Outcome, compare: Callable) -> Judgement
         return FAIL, Cause.WROTE_OUTSIDE, f"{o.clobbered}{at}", {}
     in_names = [t.name for t in spec.inputs]
     failures = []
+    failing: dict = {}
     details: dict = {}
     notes: list[str] = []
     for t in spec.outputs:
@@ -101,6 +102,8 @@ def judge_positive(case, spec, data, o: Outcome, compare: Callable) -> Judgement
         details[name] = comparison_detail(cmp)
         notes.extend(str(n) for n in (getattr(cmp, "notes", None) or ()))
         if not cmp.ok:
+            if getattr(cmp, "failing", None) is not None:
+                failing[name] = cmp.failing
             try:
                 summary = cmp.summary()
             except Exception:
@@ -108,7 +111,7 @@ def judge_positive(case, spec, data, o: Outcome, compare: Callable) -> Judgement
             failures.append(f"{name}: {summary}")
     detail = details[next(iter(details))] if len(details) == 1 else details
     if failures:
-        return FAIL, Cause.OUT_OF_BOUND, "; ".join(failures) + at, {"detail": detail, "notes": notes}
+        return FAIL, Cause.OUT_OF_BOUND, "; ".join(failures) + at, {"detail": detail, "notes": notes, "failing": failing}
     return PASS, Cause.WITHIN_BOUND, "within the error bound", {"detail": detail, "notes": notes}
 
 

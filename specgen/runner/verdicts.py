@@ -69,10 +69,13 @@ class Result:
     tags: list = field(default_factory=list)
     seconds: float = 0.0
     baseline: str | None = None  # the baseline entry's reason (xfail/xpass)
+    baseline_ids: list = field(default_factory=list)  # the entries that explain it (xfail), or fixed ones (xpass)
     original_verdict: str | None = None  # before the baseline turned it into xfail/xpass
     explanation: str | None = None  # unsupported: the adapter's own why_unclaimed() text
     exception: str | None = None  # error: the adapter's full exception text (every line)
     profile: dict = field(default_factory=dict)  # behaviour where the spec leaves a choice (runner.profile)
+    attributes: dict = field(default_factory=dict)  # the case's attribute values (baseline selectors, conditions)
+    failing: dict = field(default_factory=dict)  # output -> compare.Failing: every failing element (not in JSON)
 
     @property
     def group(self) -> tuple[str, str, str]:
@@ -87,6 +90,7 @@ class Result:
                 "rerun": self.rerun, "detail": jsonable(self.detail), "notes": list(self.notes),
                 "in_place": self.in_place, "strided": self.strided, "shape": list(self.shape),
                 "tags": list(self.tags), "seconds": round(self.seconds, 6), "baseline": self.baseline,
+                "baseline_ids": list(self.baseline_ids),
                 "original_verdict": self.original_verdict, "explanation": self.explanation,
                 "exception": self.exception, "profile": jsonable(self.profile)}
 
@@ -115,6 +119,8 @@ class RunResult:
     results: list[Result]
     probes: list[Probe] = field(default_factory=list)
     baseline_unmatched: list[dict] = field(default_factory=list)
+    baseline_fixed: list[dict] = field(default_factory=list)  # entries selecting cases but explaining nothing
+    baseline_inactive: list[dict] = field(default_factory=list)  # entries whose backend range excludes this run
     baseline_file: str | None = None
     strict: bool = False
     filters: str = ""
@@ -154,7 +160,7 @@ class RunResult:
             return Exit.INTERRUPTED
         if self.new_failures:
             return Exit.FAILURES
-        if self.strict and self.xpasses:
+        if self.strict and (self.xpasses or self.baseline_fixed):
             return Exit.FAILURES
         if self.nothing_claimed:
             return Exit.NOTHING

@@ -23,7 +23,8 @@ from specgen.spec.yaml_source import Document, join_keypath
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
 SCHEMAS = {"operator": "operator.schema.json", "standards": "standards.schema.json",
-           "torch_ops": "torch_ops.schema.json"}  # torch_ops: specgen/adapters/torch_ops.yaml
+           "torch_ops": "torch_ops.schema.json",  # torch_ops: specgen/adapters/torch_ops.yaml
+           "baseline": "baseline.schema.json"}  # baselines/*.yaml (specgen.runner.baseline)
 
 _TYPE_WORDS = {"string": "a string", "object": "a mapping", "array": "a list", "number": "a number",
                "integer": "an integer", "boolean": "true or false", "null": "null"}
