@@ -36,10 +36,14 @@ class CorpusDataError(Exception):
     broken, not the adapter. Stops the run (exit 2)."""
 
 
-def _default_compare():
-    from specgen.numerics.compare import compare
+def _default_compare(readings: tuple[str, ...] = ()):
+    """compare() by every reading of the standard the spec lists, any-of; literal readings only
+    where ``readings`` names them (specgen.numerics.readings)."""
+    from functools import partial
 
-    return compare
+    from specgen.numerics.readings import compare_readings
+
+    return partial(compare_readings, enabled=tuple(readings))
 
 
 def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate: bool = False,
@@ -65,7 +69,7 @@ class Runner:
     def __init__(self, loaded, specs: dict | None = None, *, compare: Callable | None = None,
                  isolate: bool = False, timeout: float | None = None, corpus: str | None = None,
                  progress: Callable[[int, int, str], None] | None = None, probe: bool = True,
-                 exitfirst: bool = False, profile: str = "report"):
+                 exitfirst: bool = False, profile: str = "report", readings: tuple[str, ...] = ()):
         if specs is None:
             from specgen.spec.loader import load_all
 
@@ -74,6 +78,7 @@ class Runner:
         self.name = loaded.name
         self.specs = specs
         self._compare = compare
+        self.readings = tuple(readings)  # opt-in readings enabled by name (specgen run --reading)
         self.isolate = isolate or timeout is not None
         self.timeout = timeout if timeout is not None else (60.0 if isolate else None)
         self._timeout_given = timeout is not None
@@ -88,7 +93,7 @@ class Runner:
     @property
     def compare(self) -> Callable:
         if self._compare is None:
-            self._compare = _default_compare()
+            self._compare = _default_compare(self.readings)
         return self._compare
 
     def _invoke(self, case, data, spec, ask_accepts: bool) -> Outcome:
