@@ -108,6 +108,8 @@ def compare_readings(spec, standard_key: str, case_dtype: str, inputs: Mapping[s
 def _accepted_by(spec, standard_key, dtype, reading, inputs, attributes, expected, actual, fast) -> np.ndarray:
     """Which of these elements (flat arrays) ``reading`` accepts."""
     plain, attrs = _as_read(spec, standard_key, dtype, reading, attributes)
+    if not all(np.isfinite(v) for v in attrs.values() if not isinstance(v, str)):
+        return np.zeros(actual.size, dtype=bool)  # an attribute cast out of the type's range: no reading of it
     cmp = compare(plain, standard_key, dtype, inputs, attrs, expected, actual, fast=fast)
     ok = np.ones(actual.size, dtype=bool)
     if cmp.failing is not None:
