@@ -26,7 +26,7 @@ from specgen.runner.call import build_call
 from specgen.runner.invoke import Outcome, exc_text, invoke
 from specgen.runner.judge import judge_negative, judge_positive
 from specgen.runner.probe import probe as _probe
-from specgen.runner.profile import case_profile
+from specgen.runner.profile import case_profile, merge, reading_profile
 from specgen.runner.verdicts import (ERROR, FAIL, FAILING, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS,  # noqa: F401
                                      Cause, Probe, Result, RunResult)
 
@@ -179,7 +179,7 @@ class Runner:
             prof, deviations = case_profile(np.asarray(x), np.asarray(data[name]), np.asarray(outcome.outputs[name]))
         except Exception:  # the profile is a report; it never decides a verdict by crashing
             return
-        result.profile = prof
+        result.profile = merge(prof, reading_profile(result.standard, getattr(result, "detail", None) or {}))
         if self.profile == "strict" and deviations and result.verdict == PASS:
             result.verdict, result.cause = FAIL, Cause.STRICT_PROFILE
             result.reason = (f"--profile strict: {deviations} special-value element(s) differ from the spec's "
