@@ -47,6 +47,8 @@ def test_shrink9_function_body_on_integers_passes_as_the_named_reading(corpus):
     matched = [r for r in results if r.detail.get("readings_only", {}).get("onnx-function-body")]
     assert matched, "no case reports the function body as the reading it matched"
     assert matched[0].detail["readings"]["onnx-function-body"] >= 1
+    # the behaviour profile says which reading the backend follows
+    assert matched[0].profile["reading"]["onnx onnx-function-body"] == matched[0].detail["readings_only"]["onnx-function-body"]
 
 
 @pytest.mark.parametrize("cls, glob", [("LeakyReluFunctionBody", "leaky_relu/onnx-16/float16/*"),
@@ -126,3 +128,16 @@ def test_a_bad_reading_names_file_line_and_field(tmp_path, field, value, message
     with pytest.raises(SpecError) as err:
         _load_with_reading(tmp_path, yaml)
     assert re.search(r"relu\.yaml:\d+:\d+: standards\.onnx\." + re.escape(message), str(err.value)), str(err.value)
+
+
+def test_cli_reading_option_enables_by_name_and_rejects_unknown_names():
+    from click.testing import CliRunner
+
+    from specgen.cli import main
+
+    args = ["run", "--adapter", "fake_adapters.readings:SoftplusLiteral", "--case", "softplus/onnx-22/float32/rank4/*",
+            "--no-probe", "-q"]
+    ok = CliRunner().invoke(main, [*args, "--reading", "onnx-function-body-literal"])
+    assert ok.exit_code == 0, ok.output
+    bad = CliRunner().invoke(main, [*args, "--reading", "onnx-function-bodee"])
+    assert bad.exit_code == 2 and "no standard of the specs declares reading(s) onnx-function-bodee" in bad.output
