@@ -64,6 +64,7 @@ def test_function_bodies_with_attributes_cast_to_the_tensor_type_pass(corpus, cl
 def test_literal_reading_passes_only_when_enabled(corpus):
     results = run("SoftplusLiteral", corpus, "softplus/onnx-22/float32/*", readings=("onnx-function-body-literal",))
     assert verdicts(results) == {"pass"}
+    assert results[0].rerun.endswith(" --reading onnx-function-body-literal")  # the re-run judges it the same way
 
 
 @pytest.mark.xfail(strict=True, reason="the default judgement still accepts an overflowed intermediate "

@@ -51,8 +51,8 @@ class ReadComparison(Comparison):
         out["readings"] = dict(self.readings)
         if self.only:
             out["readings_only"] = dict(self.only)
-        if self.opt_in:
-            out["readings_opt_in"] = dict(self.opt_in)
+        if any(self.opt_in.values()):
+            out["readings_opt_in"] = {k: n for k, n in self.opt_in.items() if n}
         return out
 
 

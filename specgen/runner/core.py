@@ -47,9 +47,10 @@ def _default_compare(readings: tuple[str, ...] = ()):
 
 
 def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate: bool = False,
-                  timeout: float | None = None) -> str:
+                  timeout: float | None = None, readings: tuple[str, ...] = ()) -> str:
     """The command that re-runs exactly one case; ``timeout`` (a case that timed out, or a run with an
-    explicit --timeout) is passed on so that the re-run judges it the same way."""
+    explicit --timeout) and the opt-in ``readings`` enabled are passed on so that the re-run judges it
+    the same way."""
     cmd = f"specgen run --adapter {shlex.quote(adapter)} --case {shlex.quote(case_id)}"
     if corpus:
         cmd += f" --corpus {shlex.quote(str(corpus))}"
@@ -57,6 +58,8 @@ def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate
         cmd += " --isolate"
     if timeout is not None:
         cmd += f" --timeout {timeout:g}"
+    for name in readings:
+        cmd += f" --reading {shlex.quote(name)}"
     return cmd
 
 
@@ -127,7 +130,8 @@ class Runner:
                       dtype=case.dtype, kind=getattr(case, "kind", "positive"), verdict=verdict, reason=reason,
                       cause=cause,
                       rerun=rerun_command(self.name, case.id, self.corpus, self.isolate,
-                                          self.timeout if self._timeout_given or cause == Cause.TIMEOUT else None),
+                                          self.timeout if self._timeout_given or cause == Cause.TIMEOUT else None,
+                                          self.readings),
                       in_place=bool(case.in_place), strided=any(s is not None for s in strides.values()),
                       shape=list(first), tags=list(getattr(case, "tags", ()) or ()), **kw)
 
