@@ -96,6 +96,17 @@ def test_opt_in_reading_is_reported_by_default_and_accepted_when_enabled():
     assert on.ok and on.to_json()["readings_only"] == {"opt-in-body": 2}
 
 
+def test_a_reading_applies_only_to_its_versions():
+    """LeakyRelu-1 and -6 have no function body: alpha cast to float16 is LeakyRelu-16's reading only."""
+    x = np.array([-np.inf, -2.0], dtype=np.float16)
+    alpha = {"alpha": 1e-45}  # 0 in float16: the body computes 0 * -inf = NaN, the text 1e-45 * -inf = -inf
+    expected = np.array([-np.inf, -0.0], dtype=np.float16)
+    body = np.array([np.nan, -0.0], dtype=np.float16)
+    spec = SPECS["leaky_relu"]
+    assert compare_readings(spec, "onnx", "float16", {"x": x}, alpha, expected, body, version="16").ok
+    assert not compare_readings(spec, "onnx", "float16", {"x": x}, alpha, expected, body, version="6").ok
+
+
 def test_any_of_keeps_failures_no_reading_explains():
     x = np.array([1.0, -2.0, -4.0], dtype=np.float32)
     slope = np.full(3, 0.5, dtype=np.float32)
@@ -119,6 +130,7 @@ def _load_with_reading(tmp_path, reading_yaml: str):
 
 
 @pytest.mark.parametrize("field, value, message", [
+    ("versions", '["17"]', "readings[0].versions[0]: '17' is not a version of this standard"),
     ("literal", "yes-please", "readings[0].literal: must be true or false"),
     ("name", "text", "readings[0].name: 'text' is the text's own reading"),
 ])

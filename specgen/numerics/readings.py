@@ -56,9 +56,10 @@ class ReadComparison(Comparison):
         return out
 
 
-def readings_of(spec, standard_key: str) -> tuple:
+def readings_of(spec, standard_key: str, version: str | None = None) -> tuple:
+    """The standard's readings besides the text's that apply to ``version`` (None: every one)."""
     std = getattr(spec, "standards", {}).get(standard_key)
-    return tuple(getattr(std, "readings", ()) or ())
+    return tuple(r for r in getattr(std, "readings", ()) or () if r.applies(version))
 
 
 def unknown_readings(specs, names: Collection[str]) -> list[str]:
@@ -69,11 +70,12 @@ def unknown_readings(specs, names: Collection[str]) -> list[str]:
 
 def compare_readings(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
                      attributes: Mapping[str, Any], expected, actual, *, enabled: Collection[str] = (),
-                     fast: bool = True) -> Comparison:
-    """``compare`` by the text's reading, then any-of over the standard's other readings (literal
-    ones only when ``enabled`` names them) for the elements the text fails."""
+                     version: str | None = None, fast: bool = True) -> Comparison:
+    """``compare`` by the text's reading, then any-of over the standard's other readings that apply
+    to the case's ``version`` (literal ones only when ``enabled`` names them) for the elements the
+    text fails."""
     base = compare(spec, standard_key, case_dtype, inputs, attributes, expected, actual, fast=fast)
-    readings = readings_of(spec, standard_key)
+    readings = readings_of(spec, standard_key, version)
     if not readings:
         return base
     out = ReadComparison(**{f.name: getattr(base, f.name) for f in dataclasses.fields(Comparison)})

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shlex
 import time
+from functools import partial
 from typing import Callable, Iterable
 
 import numpy as np
@@ -36,14 +37,16 @@ class CorpusDataError(Exception):
     broken, not the adapter. Stops the run (exit 2)."""
 
 
+def _readings_compare():
+    from specgen.numerics.readings import compare_readings
+
+    return compare_readings
+
+
 def _default_compare(readings: tuple[str, ...] = ()):
     """compare() by every reading of the standard the spec lists, any-of; literal readings only
     where ``readings`` names them (specgen.numerics.readings)."""
-    from functools import partial
-
-    from specgen.numerics.readings import compare_readings
-
-    return partial(compare_readings, enabled=tuple(readings))
+    return partial(_readings_compare(), enabled=tuple(readings))
 
 
 def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate: bool = False,
@@ -98,6 +101,13 @@ class Runner:
         if self._compare is None:
             self._compare = _default_compare(self.readings)
         return self._compare
+
+    def _compare_for(self, case) -> Callable:
+        """The comparison for one case: the default one judges by the readings of the case's version."""
+        compare = self.compare
+        if getattr(compare, "func", None) is _readings_compare():
+            return partial(compare, version=str(case.version))
+        return compare
 
     def _invoke(self, case, data, spec, ask_accepts: bool) -> Outcome:
         in_names = [t.name for t in spec.inputs]
@@ -166,7 +176,7 @@ class Runner:
         if negative:
             verdict, cause, reason, extra = judge_negative(case, outcome)
         else:
-            verdict, cause, reason, extra = judge_positive(case, spec, data, outcome, self.compare)
+            verdict, cause, reason, extra = judge_positive(case, spec, data, outcome, self._compare_for(case))
         result = self._result(case, verdict, cause, reason, **extra)
         if not negative and outcome.status == "ok":
             self._profile(result, spec, data, outcome)

@@ -727,7 +727,7 @@ class _StandardBuilder:
                         formula_text, fkp + ("expression",), [t.name for t in self.inputs],
                         [a.name for a in self.attributes],
                         may_ignore={n for n, b in attrs.items() if b.fixed is not None})
-        readings = self.readings(attrs) if "readings" in e else ()
+        readings = self.readings(attrs, [v.version for v in versions]) if "readings" in e else ()
         introduced = e.get("introduced")
         all_versions_ok = isinstance(e.get("versions"), list) and len(versions) == len(e["versions"])
         if introduced is not None and versions and all_versions_ok and str(introduced) != versions[0].version:
@@ -741,7 +741,7 @@ class _StandardBuilder:
                             versions=tuple(versions), formula=formula, formula_text=formula_text,
                             formula_reason=formula_reason, readings=readings)
 
-    def readings(self, attrs) -> tuple[m.Reading, ...]:
+    def readings(self, attrs, version_ids) -> tuple[m.Reading, ...]:
         """The standard's readings besides its text's: each a name, its source (url, quote), a reason
         and what differs (formula, attribute_cast, literal)."""
         c, kp = self.c, self.kp + ("readings",)
@@ -753,7 +753,15 @@ class _StandardBuilder:
             e = c.mapping(raw, rkp)
             if e is None:
                 continue
-            c.keys(e, rkp, ("name", "source", "reason"), ("formula", "attribute_cast", "literal"))
+            c.keys(e, rkp, ("name", "source", "reason"), ("formula", "attribute_cast", "literal", "versions"))
+            applies: tuple[str, ...] = ()
+            if "versions" in e:
+                listed = c.seq(e["versions"], rkp + ("versions",), "a list of version ids")
+                for j, v in enumerate(listed or ()):
+                    if str(v) not in version_ids:
+                        c.err(rkp + ("versions", j), f"{v!r} is not a version of this standard; known: "
+                                                     f"{', '.join(version_ids)}")
+                applies = tuple(str(v) for v in listed or ())
             name = c.text(e.get("name"), rkp + ("name",), READING_NAME,
                           "reading name (lowercase letters, digits and '-', starting with a letter)") if "name" in e else None
             if name == m.TEXT_READING:
@@ -789,7 +797,7 @@ class _StandardBuilder:
                 c.err(rkp, "a reading must differ from the text: give it a formula, attribute_cast or literal")
             if name and url and quote and reason and (formula is not None or "formula" not in e):
                 out.append(m.Reading(name=name, url=url, quote=quote, reason=reason, formula=formula,
-                                     formula_text=formula_text, **flags))
+                                     formula_text=formula_text, versions=applies, **flags))
         return tuple(out)
 
     def tensor_bindings(self) -> dict[str, m.TensorBinding]:

@@ -239,6 +239,10 @@ class Reading:
     # evaluated as written in the tensor type, overflow and cancellation included: opt-in (never
     # accepted unless enabled by name: specgen run --reading NAME)
     literal: bool = False
+    versions: tuple[str, ...] = ()  # the standard's versions it applies to (ONNX: the opsets with a body); () = all
+
+    def applies(self, version: str | None) -> bool:
+        return not self.versions or version is None or str(version) in self.versions
 
 
 TEXT_READING = "text"  # the reading every standard has: its text's formula (the operator's, or the standard's own)
