@@ -141,12 +141,15 @@ def _update_last_failed(result) -> None:
 @click.option("--no-probe", is_flag=True,
               help="Do not probe. By default the smallest case of each (op, version, dtype) group left unsupported only "
                    "by an unclaimed dtype or version, and not explained by the adapter, runs to see whether it works.")
+@click.option("--reading", "readings", multiple=True, metavar="NAME",
+              help="Also accept the opt-in (literal) reading NAME of the spec's standards (e.g. onnx-function-body-literal); "
+                   "repeat or comma-separate. Without it a failure that only such a reading explains says so.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No group table, probe list or profile; failures, xpasses, stale baseline entries, warnings and "
                    "the counts line are still printed.")
 def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, shard, last_failed, exitfirst, isolate,
         timeout, profile_mode, json_path, junit_path, markdown_path, html_path, baseline_path, strict, write_baseline,
-        progress, no_probe, quiet):
+        progress, no_probe, readings, quiet):
     """Run the vector corpus through an adapter and judge every case."""
     from specgen.adapters.registry import AdapterLoadError, load
     from specgen.errors import SpecError
@@ -179,6 +182,13 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, s
         for line in str(exc).splitlines():
             click.echo(line, err=True)
         _fail("the specs do not load; `specgen lint` lists every problem", Exit.USAGE)
+    from specgen.numerics.readings import unknown_readings
+
+    readings = _split(readings)
+    unknown = unknown_readings(specs.values(), readings)
+    if unknown:
+        _fail(f"--reading: no standard of the specs declares reading(s) {', '.join(unknown)} "
+              "(`specgen show OP` lists each standard's readings)", Exit.USAGE)
     filters = Filters(ops=_split(op), standards=_split(standard), versions=_split(versions), dtypes=_split(dtype),
                       cases=tuple(case_globs), kinds=tuple(kind))
     problem = filter_problem(filters, specs)
@@ -227,7 +237,7 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, s
     show = progress if progress is not None else True
     runner = Runner(loaded, specs, isolate=isolate, timeout=timeout, corpus=corpus,
                     progress=Progress(after=0.0 if progress else 2.0) if show else None, probe=not no_probe, exitfirst=exitfirst,
-                    profile=profile_mode)
+                    profile=profile_mode, readings=readings)
     description = filters.describe() + (f" shard {shard}" if shard else "") + (" last-failed" if last_failed else "")
     try:
         result = runner.run(cases, baseline=baseline, strict=strict, filters=description)

@@ -260,7 +260,12 @@ def overview_view(spec: m.OpSpec) -> dict:
                        "versions": ", ".join(s.version_ids),
                        "formula": spell(s.formula) if s.formula is not None else None,
                        "values": _values_cell(spec, s),
-                       "formula_reason": s.formula_reason} for s in spec.standards.values()],
+                       "formula_reason": s.formula_reason,
+                       "readings": [{"name": r.name, "url": r.url, "quote": " ".join(r.quote.split()),
+                                     "reason": " ".join(r.reason.split()),
+                                     "formula": spell(r.formula) if r.formula is not None else None,
+                                     "attribute_cast": r.attribute_cast, "literal": r.literal}
+                                    for r in s.readings]} for s in spec.standards.values()],
         "special_values": [{"category": sv.category, "outcomes": " or ".join(sv.default),
                             "per_standard": "; ".join(f"{k}: {' or '.join(v)}" for k, v in sv.per_standard.items()),
                             "recommended": sv.recommended or "", "reason": " ".join(sv.reason.split())}

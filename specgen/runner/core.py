@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shlex
 import time
+from functools import partial
 from typing import Callable, Iterable
 
 import numpy as np
@@ -26,7 +27,7 @@ from specgen.runner.call import build_call
 from specgen.runner.invoke import Outcome, exc_text, invoke
 from specgen.runner.judge import judge_negative, judge_positive
 from specgen.runner.probe import probe as _probe
-from specgen.runner.profile import case_profile
+from specgen.runner.profile import case_profile, merge, reading_profile
 from specgen.runner.verdicts import (ERROR, FAIL, FAILING, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS,  # noqa: F401
                                      Cause, Probe, Result, RunResult)
 from specgen.spec.provenance import chosen_folder
@@ -37,17 +38,24 @@ class CorpusDataError(Exception):
     broken, not the adapter. Stops the run (exit 2)."""
 
 
-def _default_compare():
-    from specgen.numerics.compare import compare
+def _readings_compare():
+    from specgen.numerics.readings import compare_readings
 
-    return compare
+    return compare_readings
+
+
+def _default_compare(readings: tuple[str, ...] = ()):
+    """compare() by every reading of the standard the spec lists, any-of; literal readings only
+    where ``readings`` names them (specgen.numerics.readings)."""
+    return partial(_readings_compare(), enabled=tuple(readings))
 
 
 def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate: bool = False,
-                  timeout: float | None = None, specs: str | None = None) -> str:
+                  timeout: float | None = None, specs: str | None = None,
+                  readings: tuple[str, ...] = ()) -> str:
     """The command that re-runs exactly one case; ``timeout`` (a case that timed out, or a run with an
-    explicit --timeout) is passed on so that the re-run judges it the same way; ``specs``: the specs
-    folder when it is not the bundled one."""
+    explicit --timeout) and the opt-in ``readings`` enabled are passed on so that the re-run judges it
+    the same way; ``specs``: the specs folder when it is not the bundled one."""
     cmd = f"specgen run --adapter {shlex.quote(adapter)} --case {shlex.quote(case_id)}"
     if specs:
         cmd += f" --specs {shlex.quote(str(specs))}"
@@ -57,6 +65,8 @@ def rerun_command(adapter: str, case_id: str, corpus: str | None = None, isolate
         cmd += " --isolate"
     if timeout is not None:
         cmd += f" --timeout {timeout:g}"
+    for name in readings:
+        cmd += f" --reading {shlex.quote(name)}"
     return cmd
 
 
@@ -69,7 +79,7 @@ class Runner:
     def __init__(self, loaded, specs: dict | None = None, *, compare: Callable | None = None,
                  isolate: bool = False, timeout: float | None = None, corpus: str | None = None,
                  progress: Callable[[int, int, str], None] | None = None, probe: bool = True,
-                 exitfirst: bool = False, profile: str = "report"):
+                 exitfirst: bool = False, profile: str = "report", readings: tuple[str, ...] = ()):
         if specs is None:
             from specgen.spec.loader import load_all
 
@@ -79,6 +89,7 @@ class Runner:
         self.specs = specs
         self.specs_folder = chosen_folder(specs)
         self._compare = compare
+        self.readings = tuple(readings)  # opt-in readings enabled by name (specgen run --reading)
         self.isolate = isolate or timeout is not None
         self.timeout = timeout if timeout is not None else (60.0 if isolate else None)
         self._timeout_given = timeout is not None
@@ -93,8 +104,15 @@ class Runner:
     @property
     def compare(self) -> Callable:
         if self._compare is None:
-            self._compare = _default_compare()
+            self._compare = _default_compare(self.readings)
         return self._compare
+
+    def _compare_for(self, case) -> Callable:
+        """The comparison for one case: the default one judges by the readings of the case's version."""
+        compare = self.compare
+        if getattr(compare, "func", None) is _readings_compare():
+            return partial(compare, version=str(case.version))
+        return compare
 
     def _invoke(self, case, data, spec, ask_accepts: bool) -> Outcome:
         in_names = [t.name for t in spec.inputs]
@@ -128,7 +146,7 @@ class Runner:
                       cause=cause,
                       rerun=rerun_command(self.name, case.id, self.corpus, self.isolate,
                                           self.timeout if self._timeout_given or cause == Cause.TIMEOUT else None,
-                                          self.specs_folder),
+                                          self.specs_folder, self.readings),
                       in_place=bool(case.in_place), strided=any(s is not None for s in strides.values()),
                       shape=list(first), tags=list(getattr(case, "tags", ()) or ()),
                       attributes=dict(getattr(case, "attributes", None) or {}), **kw)
@@ -164,7 +182,7 @@ class Runner:
         if negative:
             verdict, cause, reason, extra = judge_negative(case, outcome)
         else:
-            verdict, cause, reason, extra = judge_positive(case, spec, data, outcome, self.compare)
+            verdict, cause, reason, extra = judge_positive(case, spec, data, outcome, self._compare_for(case))
         result = self._result(case, verdict, cause, reason, **extra)
         if not negative and outcome.status == "ok":
             self._profile(result, spec, data, outcome)
@@ -181,7 +199,7 @@ class Runner:
             prof, deviations = case_profile(np.asarray(x), np.asarray(data[name]), np.asarray(outcome.outputs[name]))
         except Exception:  # the profile is a report; it never decides a verdict by crashing
             return
-        result.profile = prof
+        result.profile = merge(prof, reading_profile(result.standard, getattr(result, "detail", None) or {}))
         if self.profile == "strict" and deviations and result.verdict == PASS:
             result.verdict, result.cause = FAIL, Cause.STRICT_PROFILE
             result.reason = (f"--profile strict: {deviations} special-value element(s) differ from the spec's "

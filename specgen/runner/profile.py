@@ -12,13 +12,16 @@ Categories and their outcomes:
   integer_extremes: integer dtypes, inputs at the type's min/max: "same as expected", "wrapped or saturated"
   bfloat16_rounding: bfloat16 results, finite and nonzero: "as expected (nearest even)", "1 ULP toward
     zero" (what truncating float32 to bfloat16 gives about half the time), "1 ULP away from zero", "other"
+  reading: elements only one reading of the standard accepts besides its text's
+    (specgen.numerics.readings): "<standard> <reading>", or "<standard> <reading> (opt-in, not
+    enabled)" for failing elements only a disabled opt-in reading explains
 """
 from __future__ import annotations
 
 import numpy as np
 
 CATEGORIES = ("nan_input", "pos_inf_input", "neg_inf_input", "zero_result", "subnormal_input",
-              "subnormal_result", "integer_extremes", "bfloat16_rounding")
+              "subnormal_result", "integer_extremes", "bfloat16_rounding", "reading")
 MAX_VALUES = 6  # distinct output values named per category before "other"
 
 
@@ -118,6 +121,19 @@ def _bfloat16_rounding(out: dict, e, a, ef, af) -> None:
     _add(out, "bfloat16_rounding", "1 ULP toward zero", int(np.sum(d == -1)))
     _add(out, "bfloat16_rounding", "1 ULP away from zero", int(np.sum(d == 1)))
     _add(out, "bfloat16_rounding", "other", int(np.sum(np.abs(d) > 1)))
+
+
+def reading_profile(standard: str, detail: dict) -> dict:
+    """The ``reading`` category from a comparison's detail (ReadComparison.to_json): which reading
+    of the standard the backend follows where the text's reading does not accept its result."""
+    out: dict = {}
+    if not isinstance(detail, dict):
+        return out
+    for name, n in sorted((detail.get("readings_only") or {}).items()):
+        out[f"{standard} {name}"] = int(n)
+    for name, n in sorted((detail.get("readings_opt_in") or {}).items()):
+        out[f"{standard} {name} (opt-in, not enabled)"] = int(n)
+    return {"reading": {k: n for k, n in out.items() if n}} if any(out.values()) else {}
 
 
 def merge(into: dict, profile: dict) -> dict:

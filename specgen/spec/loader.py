@@ -729,7 +729,7 @@ class _StandardBuilder:
         c, kp, e, info = self.c, self.kp, self.entry, self.info
         before = len(c.problems)
         c.keys(e, kp, ("operator", "tensors", "attributes", "versions", "in_place"),
-               ("domain", "introduced", "constraints", "attribute_defaults", "formula", "broadcast"))
+               ("domain", "introduced", "constraints", "attribute_defaults", "formula", "broadcast", "readings"))
         operator = c.text(e.get("operator"), kp + ("operator",)) if "operator" in e else None
         in_place = e.get("in_place")
         if "in_place" in e and in_place not in (True, False, "unspecified"):
@@ -758,6 +758,7 @@ class _StandardBuilder:
                         formula_text, fkp + ("expression",), [t.name for t in self.inputs],
                         [a.name for a in self.attributes],
                         may_ignore={n for n, b in attrs.items() if b.fixed is not None})
+        readings = self.readings(attrs, [v.version for v in versions]) if "readings" in e else ()
         introduced = e.get("introduced")
         all_versions_ok = isinstance(e.get("versions"), list) and len(versions) == len(e["versions"])
         if introduced is not None and versions and all_versions_ok and str(introduced) != versions[0].version:
@@ -769,7 +770,66 @@ class _StandardBuilder:
                             in_place=None if in_place == "unspecified" else in_place, attribute_defaults=mode,
                             tensors=tensors, attributes=attrs, constraints=tuple(constraints),
                             versions=tuple(versions), formula=formula, formula_text=formula_text,
-                            formula_reason=formula_reason)
+                            formula_reason=formula_reason, readings=readings)
+
+    def readings(self, attrs, version_ids) -> tuple[m.Reading, ...]:
+        """The standard's readings besides its text's: each a name, its source (url, quote), a reason
+        and what differs (formula, attribute_cast, literal)."""
+        c, kp = self.c, self.kp + ("readings",)
+        items = c.seq(self.entry["readings"], kp)
+        out: list[m.Reading] = []
+        seen: set[str] = set()
+        for i, raw in enumerate(items or ()):
+            rkp = kp + (i,)
+            e = c.mapping(raw, rkp)
+            if e is None:
+                continue
+            c.keys(e, rkp, ("name", "source", "reason"), ("formula", "attribute_cast", "literal", "versions"))
+            applies: tuple[str, ...] = ()
+            if "versions" in e:
+                listed = c.seq(e["versions"], rkp + ("versions",), "a list of version ids")
+                for j, v in enumerate(listed or ()):
+                    if str(v) not in version_ids:
+                        c.err(rkp + ("versions", j), f"{v!r} is not a version of this standard; known: "
+                                                     f"{', '.join(version_ids)}")
+                applies = tuple(str(v) for v in listed or ())
+            name = c.text(e.get("name"), rkp + ("name",), READING_NAME,
+                          "reading name (lowercase letters, digits and '-', starting with a letter)") if "name" in e else None
+            if name == m.TEXT_READING:
+                c.err(rkp + ("name",), f"{m.TEXT_READING!r} is the text's own reading, which every standard has")
+            elif name in seen:
+                c.err(rkp + ("name",), f"reading {name!r} is already declared for this standard")
+            seen.add(name)
+            src = c.mapping(e.get("source"), rkp + ("source",), "a mapping {url, quote}") if "source" in e else None
+            url = quote = None
+            if src is not None:
+                c.keys(src, rkp + ("source",), ("url", "quote"))
+                url = c.text(src.get("url"), rkp + ("source", "url"), URL, "URL (https://...)") if "url" in src else None
+                quote = c.text(src.get("quote"), rkp + ("source", "quote")) if "quote" in src else None
+            reason = c.text(e.get("reason"), rkp + ("reason",)) if "reason" in e else None
+            flags = {}
+            for flag in ("attribute_cast", "literal"):
+                v = e.get(flag, False)
+                if not isinstance(v, bool):
+                    c.err(rkp + (flag,), f"must be true or false, got {_kind(v)}")
+                flags[flag] = v is True
+            formula = formula_text = None
+            if "formula" in e:
+                if any(a.type == "string" for a in self.attributes):
+                    c.err(rkp + ("formula",), "an operator whose formula a string attribute selects has no "
+                                              "per-reading formula")
+                else:
+                    formula_text = e["formula"]
+                    formula = self.op_builder.parse_positioned(
+                        formula_text, rkp + ("formula",), [t.name for t in self.inputs],
+                        [a.name for a in self.attributes],
+                        may_ignore={n for n, b in attrs.items() if b.fixed is not None})
+            if "formula" not in e and not flags["attribute_cast"] and not flags["literal"]:
+                c.err(rkp, "a reading must differ from the text: give it a formula, attribute_cast or literal")
+            if name and url and quote and reason and (formula is not None or "formula" not in e):
+                out.append(m.Reading(name=name, url=url, quote=quote, reason=reason, formula=formula,
+                                     formula_text=formula_text, versions=applies, **flags))
+        return tuple(out)
 
     def tensor_bindings(self) -> dict[str, m.TensorBinding]:
         c, kp = self.c, self.kp + ("tensors",)
@@ -1172,6 +1232,10 @@ class _StandardBuilder:
             if not support.ranks.covers(before.ranks):
                 c.err(vkp, f"{info.version_kind} {cur.version} is not a superset of {prev.version}: "
                            f"tensor {name!r} ranks {support.ranks} do not cover {before.ranks}")
+
+
+READING_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+URL = re.compile(r"^https://\S+$")
 
 
 def _formula_text(raw) -> str:

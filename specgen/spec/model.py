@@ -222,6 +222,33 @@ class StandardInfo:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One more normative reading of a standard besides its text's formula (the default reading,
+    ``TEXT_READING``): ONNX's function body, WebNN's expression. The judge accepts an element that
+    any enabled reading accepts and reports which one matched (specgen.numerics.readings)."""
+
+    name: str
+    url: str
+    quote: str  # the reading's words in its source, short
+    reason: str  # what differs from the text and why it stands as a reading
+    formula: Node | None = None  # its own formula; None: the standard's
+    formula_text: str | None = None
+    # attributes CastLike the tensor type before use: rounded to a float tensor type, truncated
+    # towards zero for an integer one (ONNX function bodies, Shrink-9: CastLike(bias, input))
+    attribute_cast: bool = False
+    # evaluated as written in the tensor type, overflow and cancellation included: opt-in (never
+    # accepted unless enabled by name: specgen run --reading NAME)
+    literal: bool = False
+    versions: tuple[str, ...] = ()  # the standard's versions it applies to (ONNX: the opsets with a body); () = all
+
+    def applies(self, version: str | None) -> bool:
+        return not self.versions or version is None or str(version) in self.versions
+
+
+TEXT_READING = "text"  # the reading every standard has: its text's formula (the operator's, or the standard's own)
+
+
+@dataclass(frozen=True)
 class OpStandard:
     key: str
     info: StandardInfo
@@ -237,6 +264,14 @@ class OpStandard:
     formula: Node | None = None  # this standard's own formula where it differs from the operator's
     formula_text: str | None = None
     formula_reason: str | None = None
+    readings: tuple[Reading, ...] = ()  # readings besides the text's (TEXT_READING)
+
+    def reading(self, name: str) -> Reading:
+        for r in self.readings:
+            if r.name == name:
+                return r
+        raise KeyError(f"{self.info.title} {self.operator} has no reading {name!r}; "
+                       f"known: {', '.join((TEXT_READING,) + tuple(r.name for r in self.readings))}")
 
     def version(self, version: str) -> Version:
         for v in self.versions:
