@@ -80,4 +80,8 @@ def test_onnxruntime_full_corpus_markdown_without_the_baseline_fits_a_pr_comment
     assert len(failing) > 100
     missing = [i for i in failing if f"`{i}`" not in text and f"<code>FAIL {i}</code>" not in text
                and f"<code>ERROR {i}</code>" not in text]
-    assert not missing, f"{len(missing)} failing ids not named, e.g. {missing[:3]}"
+    # every failing id is named while the ids alone fit a comment; past that (558 failures without the
+    # baseline since issue 19's judge fails onnxruntime's exp(x) - 1 cancellations) the report says how many
+    # ids it leaves to the JSON report, and each left-out one is counted there
+    left_out = sum(int(n) for n in re.findall(r"… and (\d+) more \(see the JSON report\)", text))
+    assert len(missing) <= left_out, f"{len(missing)} failing ids not named (the report leaves out {left_out}), e.g. {missing[:3]}"
