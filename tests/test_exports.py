@@ -105,7 +105,9 @@ def test_onnx_export_spells_a_string_attribute_the_onnx_way(tmp_path):
         x = numpy_helper.to_array(onnx.load_tensor(str(d / "test_data_set_0" / "input_0.pb")))
         y = numpy_helper.to_array(onnx.load_tensor(str(d / "test_data_set_0" / "output_0.pb")))
         got = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})[0]
-        finite = np.isfinite(x)  # loose: far below 0 the erf form cancels (the error model judges that)
+        # loose, and above x = -4: below it onnxruntime's 1 + erf (1 + tanh) cancels to 0 (a known failure in its
+        # baseline, gelu-erf-cancellation, which the thresholds cases reach; the error model judges that)
+        finite = np.isfinite(x) & (x > -4)
         assert np.allclose(got[finite], y[finite], rtol=1e-3, atol=1e-30), case
     assert seen["gelu/onnx-20/float32/rank4/regions[approximate=tanh]"] == {"approximate": "tanh"}
     assert seen["gelu/onnx-20/float32/rank4/regions"] == {}

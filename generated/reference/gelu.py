@@ -7,7 +7,10 @@
 approximate=tanh: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x * x * x)))
 
 Standalone (numpy; ml_dtypes for bfloat16) so that backend teams can vendor it. Attributes are
-rounded to float32 (their storage type) before use. Float tensors are computed in float64 and
+rounded to float32 (their storage type) before use. Float tensors are computed in float64 (float64
+tensors in long double where the platform's is wider), with
+the function table's identities that avoid cancellation and overflow (exp(u) - 1 as expm1(u),
+1 + erf(u) as erfc(-u), log(1 + exp(u)) as max(u, 0) + log1p(exp(-|u|)), ...), and
 rounded once to the tensor's dtype (bfloat16 through a round-to-odd float32 step, so there is no
 double rounding there); the golden vectors in generated/vectors are correctly rounded in every
 case, this module in all but the rare case where float64's own rounding decides the result.
@@ -24,12 +27,12 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 
 import math as _math
 
-_erf_vec = np.vectorize(_math.erf, otypes=[np.float64])
+_erfc_vec = np.vectorize(_math.erfc, otypes=[np.float64])
 
 
-def _erf(x):
-    """erf for numpy arrays (numpy has none): math.erf per element in float64."""
-    return _erf_vec(np.asarray(x, dtype=np.float64))
+def _erfc(x):
+    """erfc for numpy arrays (numpy has none): math.erfc per element in float64."""
+    return _erfc_vec(np.asarray(x, dtype=np.float64))
 
 OPERATOR = 'Gelu'
 ATTRIBUTES = []
@@ -57,12 +60,12 @@ CAST_TO_INPUT = ['webnn']
 
 # approximate=erf: 0.5 * x * (1 + erf(x / sqrt(2)))
 def _formula_erf(x):
-    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+    return 0.5 * x * _erfc(-(x / np.sqrt(2.0)))
 
 
 # approximate=tanh: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x * x * x)))
 def _formula_tanh(x):
-    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x * x * x)))
+    return 0.5 * x * np.where(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x * x * x) < 0.0, 2.0 * np.exp(2.0 * (np.sqrt(2.0 / np.pi) * (x + 0.044715 * x * x * x))) / (1.0 + np.exp(2.0 * (np.sqrt(2.0 / np.pi) * (x + 0.044715 * x * x * x)))), 1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x * x * x)))
 
 
 # The formula each standard defines, by the value of 'approximate' it is chosen by.
@@ -80,12 +83,15 @@ def gelu(x, approximate=None, *, standard='onnx', version=None):
         _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
     _fn = FORMULA[standard][_choose(standard, approximate)]
     with np.errstate(all="ignore"):
-        _wide = np.broadcast_arrays(*[_v.astype(np.float64) for _v in _inputs])
+        # float64 tensors in the platform's long double where it is wider (x87's 80 bits: exp(x / alpha)
+        # for x / alpha up to 11356, x / alpha down to 1e-4951); elsewhere float64 as for the others
+        _work = np.longdouble if _inputs[0].dtype == np.float64 else np.float64
+        _wide = np.broadcast_arrays(*[_v.astype(_work) for _v in _inputs])
         _y = _fn(*_wide)
         _nan, _pos_inf, _neg_inf = _special_inputs(_wide)
         _y = np.where(_nan, np.nan, _y)  # nan: nan
         _y = np.where(_neg_inf, _fn(*_limit_inputs(_wide)), _y)  # neg_inf: the limit
-        return _narrow(np.asarray(_y, dtype=np.float64), _inputs[0].dtype)
+        return _narrow(np.asarray(_y, dtype=_work), _inputs[0].dtype)
 
 
 def _special_inputs(wide):

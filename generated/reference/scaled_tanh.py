@@ -6,7 +6,10 @@
     alpha * tanh(beta * x)
 
 Standalone (numpy; ml_dtypes for bfloat16) so that backend teams can vendor it. Attributes are
-rounded to float32 (their storage type) before use. Float tensors are computed in float64 and
+rounded to float32 (their storage type) before use. Float tensors are computed in float64 (float64
+tensors in long double where the platform's is wider), with
+the function table's identities that avoid cancellation and overflow (exp(u) - 1 as expm1(u),
+1 + erf(u) as erfc(-u), log(1 + exp(u)) as max(u, 0) + log1p(exp(-|u|)), ...), and
 rounded once to the tensor's dtype (bfloat16 through a round-to-odd float32 step, so there is no
 double rounding there); the golden vectors in generated/vectors are correctly rounded in every
 case, this module in all but the rare case where float64's own rounding decides the result.
@@ -54,9 +57,12 @@ def scaled_tanh(x, alpha=None, beta=None, *, standard='directml', version=None):
         _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
     _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
-        _wide = np.broadcast_arrays(*[_v.astype(np.float64) for _v in _inputs])
+        # float64 tensors in the platform's long double where it is wider (x87's 80 bits: exp(x / alpha)
+        # for x / alpha up to 11356, x / alpha down to 1e-4951); elsewhere float64 as for the others
+        _work = np.longdouble if _inputs[0].dtype == np.float64 else np.float64
+        _wide = np.broadcast_arrays(*[_v.astype(_work) for _v in _inputs])
         _y = _fn(*_wide, _attrs['alpha'], _attrs['beta'])
-        return _narrow(np.asarray(_y, dtype=np.float64), _inputs[0].dtype)
+        return _narrow(np.asarray(_y, dtype=_work), _inputs[0].dtype)
 
 
 def _special_inputs(wide):

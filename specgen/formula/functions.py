@@ -334,6 +334,8 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
              libm=_libm(np.exp, np.exp, 8, 8, 0.69, 1.11, exact={0: 1}, range=(0.0, _INF), sign="positive"),
              critical=_exp_critical(),
              rewrites=(("exp(u) - 1", "expm1(u)"), ("1 - exp(u)", "-expm1(u)"),
+                       # SELU's alpha * exp(x) - alpha; + 0 keeps IEEE's +0 for an exact zero difference
+                       ("v * exp(u) - v", "v * expm1(u) + 0"),
                        # the logistic function and x times it (sigmoid, swish): exp(-u) never overflows
                        ("1 / (1 + exp(u))", "where(u > 0, exp(-u) / (exp(-u) + 1), 1 / (1 + exp(u)))"),
                        ("v / (1 + exp(u))", "where(u > 0, v * exp(-u) / (exp(-u) + 1), v / (1 + exp(u)))"))),

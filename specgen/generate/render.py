@@ -7,7 +7,7 @@ from specgen.formula import nodes as n
 from specgen.formula.functions import FUNCTIONS
 from specgen.formula.numpy_eval import to_numpy_source
 from specgen.generate import literals, rules
-from specgen.numerics.exact import stored_outcome
+from specgen.numerics.exact import rewrite, stored_outcome
 from specgen.generate.literals import FILTERS, Code, comment, pyrepr
 from specgen.resources import templates_dir
 
@@ -83,7 +83,7 @@ def reference_module(env: jinja2.Environment, spec) -> str:
     formulas = _formulas(spec)
     helpers = []
     for f in formulas:
-        for sub in n.walk(f["node"]):
+        for sub in n.walk(rewrite(f["node"])):
             if isinstance(sub, n.Call) and FUNCTIONS[sub.func].helper_source not in helpers:
                 helpers.append(FUNCTIONS[sub.func].helper_source)
     ctx = {
@@ -122,7 +122,7 @@ def _formulas(spec) -> list[dict]:
             out.append({"node": node, "suffix": f"_{value}", "value": value,
                         "text": f"{spec.choice.attribute}={value}: {spec.choice.texts[value].strip()}",
                         "standards": [k for k, s in spec.standards.items() if value in _accepted(s, spec)],
-                        "numpy_source": to_numpy_source(node),
+                        "numpy_source": to_numpy_source(rewrite(node)),
                         "exact_source": to_numpy_source(_rational_literals(node))})
         return out
     out: list[dict] = []
@@ -137,7 +137,7 @@ def _formulas(spec) -> list[dict]:
             out.append({"node": node, "suffix": "" if not out else f"_{key}",
                         "text": spec.formula_text_for(key).strip(),
                         "standards": [] if key is None else [key],
-                        "numpy_source": to_numpy_source(node),
+                        "numpy_source": to_numpy_source(rewrite(node)),
                         "exact_source": to_numpy_source(_rational_literals(node))})
     return out
 
