@@ -128,6 +128,17 @@ def _import(value: str):
     return obj
 
 
+def construct(obj, specs: dict | None):
+    """The adapter object of an entry point's class (or factory), with ``specs`` (the specs in use)
+    set before ``__init__``, which may read ``self.specs``."""
+    if isinstance(obj, type) and issubclass(obj, Adapter):
+        adapter = obj.__new__(obj)
+        adapter._specs = specs
+        adapter.__init__()
+        return adapter
+    return obj()
+
+
 def _missing_modules(modules: Iterable[str]) -> list[str]:
     missing = []
     for mod in modules:
@@ -268,12 +279,7 @@ def load_object(name: str, value: str, dist: str = "", specs: dict | None = None
         hint = f" (pip install 'specgen[{extra}]')" if extra else ""
         raise AdapterLoadError(name, NOT_INSTALLED, [f"backend module(s) not installed: {', '.join(missing)}{hint}"], value)
     try:
-        if isinstance(obj, type) and issubclass(obj, Adapter):
-            adapter = obj.__new__(obj)
-            adapter._specs = specs  # before __init__, which may read self.specs
-            adapter.__init__()
-        else:
-            adapter = obj()
+        adapter = construct(obj, specs)
     except NotInstalled as exc:
         raise AdapterLoadError(name, NOT_INSTALLED, [str(exc)], value) from exc
     except Exception as exc:

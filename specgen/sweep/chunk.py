@@ -100,21 +100,9 @@ def load_adapter(name: str, specs: dict | None = None):
     """The adapter object for a worker: constructed from its entry point, without asking for its
     claims again (the parent checked them; onnxruntime's claims build a session per op, opset and
     dtype). ``specs``: the sweep's specs, handed to the adapter as the registry does."""
-    import importlib
+    from specgen.adapters.registry import _import, construct, entry
 
-    from specgen.adapters.base import Adapter
-    from specgen.adapters.registry import entry
-
-    module, _, attr = entry(name).value.partition(":")
-    obj = importlib.import_module(module)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    if isinstance(obj, type) and issubclass(obj, Adapter):
-        adapter = obj.__new__(obj)
-        adapter._specs = specs  # before __init__, which may read self.specs
-        adapter.__init__()
-    else:
-        adapter = obj()
+    adapter = construct(_import(entry(name).value), specs)
     try:
         if not getattr(adapter, "name", ""):
             adapter.name = name
