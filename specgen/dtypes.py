@@ -103,3 +103,13 @@ def by_numpy(dtype) -> DType:
         if d.numpy == dt:
             return d
     raise KeyError(f"numpy dtype {dt} is not a specgen dtype")
+
+
+def cast_value(value: float, dtype: str) -> float:
+    """``value`` as a tensor of ``dtype`` holds it: rounded once to nearest even for a float type
+    (overflowing to an infinity), truncated towards zero for an integer type (ONNX's CastLike)."""
+    d = get(dtype)
+    if d.is_float:
+        with np.errstate(over="ignore"):
+            return float(np.asarray(value, dtype=np.float64).astype(d.numpy))
+    return float(math.trunc(value)) if math.isfinite(value) else float(value)

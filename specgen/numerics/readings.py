@@ -104,7 +104,7 @@ def compare_readings(spec, standard_key: str, case_dtype: str, inputs: Mapping[s
     for name in off:
         out.opt_in[name] = int((accepts[name] & ~any_on).sum())
     still = ~any_on
-    return _narrowed(out, still, expected.shape)
+    return _narrowed(out, still, expected.shape, expected.dtype)
 
 
 def _accepted_by(spec, standard_key, dtype, reading, inputs, attributes, expected, actual, fast) -> np.ndarray:
@@ -139,11 +139,7 @@ def _as_read(spec, standard_key, dtype, reading, attributes):
 def cast_like(attrs: Mapping[str, float], dtype: str) -> dict[str, float]:
     """ONNX ``CastLike(attribute, X)``: each value in the tensor type (rounded to nearest even for
     a float type; truncated towards zero for an integer type, as ONNX's reference casts)."""
-    d = dt.get(dtype)
-    with np.errstate(all="ignore"):
-        if d.is_float:
-            return {k: float(np.asarray(v, dtype=np.float64).astype(d.numpy)) for k, v in attrs.items()}
-        return {k: float(np.trunc(v)) for k, v in attrs.items()}
+    return {k: dt.cast_value(v, dtype) for k, v in attrs.items()}
 
 
 def _literal_equal(spec, standard_key, dtype, inputs, attrs, actual) -> np.ndarray:
@@ -160,7 +156,7 @@ def _literal_equal(spec, standard_key, dtype, inputs, attrs, actual) -> np.ndarr
     return (y.view(bits) == a.view(bits)) | (np.isnan(y) & np.isnan(a))
 
 
-def _narrowed(out: ReadComparison, still: np.ndarray, shape) -> ReadComparison:
+def _narrowed(out: ReadComparison, still: np.ndarray, shape, dtype) -> ReadComparison:
     """``out`` with its failing elements narrowed to ``still`` (a mask over out.failing)."""
     f = out.failing
     keep = np.flatnonzero(still)
@@ -181,14 +177,14 @@ def _narrowed(out: ReadComparison, still: np.ndarray, shape) -> ReadComparison:
 
     out.first = [e for e in out.first if flat(e) in failing]
     if out.worst is None or flat(out.worst) not in failing:
-        out.worst = out.first[0] if out.first else _element(out.failing, 0, shape)
+        out.worst = out.first[0] if out.first else _element(out.failing, 0, shape, dtype)
     return out
 
 
-def _element(f: Failing, i: int, shape) -> Element:
-    ins = {k: {"decimal": repr(float(v[i])), "hex": ""} for k, v in f.inputs.items()}
-    e, a = f.expected[i], f.actual[i]
+def _element(f: Failing, i: int, shape, dtype) -> Element:
+    """Element ``i`` of ``f`` (whose values are float64) in the case's ``dtype``, decimal and hex."""
+    ins = {k: value_text(v[i], dtype) for k, v in f.inputs.items()}
     return Element(index=tuple(int(j) for j in np.unravel_index(int(f.index[i]), shape)),
-                   input=next(iter(ins.values()), {}), expected=value_text(e, np.asarray(e).dtype),
-                   actual=value_text(a, np.asarray(a).dtype), error_ulps=float(f.error[i]),
+                   input=next(iter(ins.values()), {}), expected=value_text(f.expected[i], dtype),
+                   actual=value_text(f.actual[i], dtype), error_ulps=float(f.error[i]),
                    bound_ulps=float(f.bound[i]), kind=f.kind[i], inputs=ins)

@@ -206,9 +206,7 @@ class StandardInfo:
 
             d = _dt.DTYPES.get(dtype)
             if d is not None and d.is_float:
-                with np.errstate(over="ignore"):
-                    out = {k: (v if isinstance(v, str) else float(np.asarray(v, dtype=np.float64).astype(d.numpy)))
-                           for k, v in values.items()}
+                out = {k: (v if isinstance(v, str) else _dt.cast_value(v, dtype)) for k, v in values.items()}
         return out
 
     def label(self, version: str) -> str:
