@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from specgen import dtypes as dt
 from specgen.runner.baseline.model import MEASURED_KINDS, Clause
 
 SPECIAL_CLASSES = ("nan", "+inf", "-inf", "+0", "-0", "subnormal")
@@ -18,17 +19,8 @@ CLASS_MEMBERS = {"nan": {"nan"}, "+inf": {"+inf"}, "-inf": {"-inf"}, "inf": {"+i
 
 def smallest_normal(dtype: str) -> float:
     """The smallest positive normal number of a float dtype (0 for integer dtypes: no subnormals)."""
-    try:
-        from specgen import dtypes as dt
-
-        np_type = dt.get(dtype).numpy
-        import ml_dtypes
-
-        if np.issubdtype(np.dtype(np_type), np.integer):
-            return 0.0
-        return float(ml_dtypes.finfo(np_type).smallest_normal)
-    except Exception:
-        return 0.0
+    d = dt.DTYPES.get(dtype)
+    return d.min_normal if d is not None and d.is_float else 0.0
 
 
 def value_classes(values: np.ndarray, dtype: str) -> np.ndarray:
