@@ -145,11 +145,14 @@ def _axes_set(s, layout_tensors, attributes, problems) -> tuple[str, ...]:
             return labels if s.empty == "all" else ()
         seen: list[int] = []
         for v in values:
+            if v < 0 and not s.negative:
+                problems.append(f"{s.given_by}: negative axis {v} (this standard takes 0 to rank - 1)")
+                continue
             if not -rank <= v < rank:
                 problems.append(f"{s.given_by}: axis {v} is out of range for rank {rank} ({s.axes_of})")
                 continue
             a = v % rank
-            if a in seen:
+            if a in seen and not s.duplicates:
                 problems.append(f"{s.given_by}: axis {a} appears more than once ({values})")
             seen.append(a)
         return tuple(labels[a] for a in sorted(set(seen)))
@@ -157,6 +160,9 @@ def _axes_set(s, layout_tensors, attributes, problems) -> tuple[str, ...]:
         problems.append(f"{s.given_by}: one axis expected, got {value!r}")
         return ()
     v = int(value)
+    if v < 0 and not s.negative:
+        problems.append(f"{s.given_by}: negative axis {v} (this standard takes 0 to rank - 1)")
+        return ()
     if not -rank <= v < rank:
         problems.append(f"{s.given_by}: axis {v} is out of range for rank {rank} ({s.axes_of})")
         return ()

@@ -33,7 +33,7 @@ class IndexSpaceError(ValueError):
 
 SET_KINDS = ("list", "single", "tail")
 _TENSOR_KEYS = {"dims", "broadcast", "absent", "transposed_by", "optional"}
-_SET_KEYS = {"labels", "axes_of", "given_by", "kind", "empty", "noop_attribute", "default"}
+_SET_KEYS = {"labels", "axes_of", "given_by", "kind", "empty", "noop_attribute", "default", "negative", "duplicates"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,8 @@ class IndexSet:
     empty: str = "all"
     noop_attribute: str | None = None
     default: str = "all"             # the attribute not given: "all" axes (ONNX Reduce*) or an axis number
+    negative: bool = True            # negative axes count from the end (ONNX 11+); False: rejected (WebNN)
+    duplicates: bool = False         # a repeated axis is rejected (WebNN); True: taken once
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,8 @@ def _set(name, raw, tensors, where) -> IndexSet:
         if raw.get("empty", "all") not in ("all", "none"):
             _fail(f"{where}.empty", f"{raw.get('empty')!r}; allowed: all, none")
         return IndexSet(name, (), raw["axes_of"], raw["given_by"], raw.get("kind", "list"),
-                        raw.get("empty", "all"), raw.get("noop_attribute"), str(raw.get("default", "all")))
+                        raw.get("empty", "all"), raw.get("noop_attribute"), str(raw.get("default", "all")),
+                        bool(raw.get("negative", True)), bool(raw.get("duplicates", False)))
     labels = tuple(raw["labels"])
     known = {label.rstrip("?") for t in tensors.values() for label in t.labels}
     for label in labels:
@@ -136,14 +139,21 @@ def _apply(space: IndexSpace, override: dict) -> IndexSpace:
         if name not in sets:
             raise IndexSpaceError(f"index_space.overrides: set {name!r} is not declared")
         base = sets[name]
+        unknown = set(changes) - set(base.__dict__)
+        if unknown:
+            raise IndexSpaceError(f"index_space.overrides: set {name}: unknown key(s) {sorted(unknown)}")
         sets[name] = IndexSet(**{**base.__dict__, **changes})
     tensors = dict(space.tensors)
     for name, changes in (override.get("tensors") or {}).items():
         if name not in tensors:
             raise IndexSpaceError(f"index_space.overrides: tensor {name!r} is not declared")
         base = tensors[name]
+        changes = dict(changes)
         if "dims" in changes:
-            changes = {**changes, "labels": tuple(str(changes.pop("dims")).split())}
+            changes["labels"] = tuple(str(changes.pop("dims")).split())
+        unknown = set(changes) - set(base.__dict__)
+        if unknown:
+            raise IndexSpaceError(f"index_space.overrides: tensor {name}: unknown key(s) {sorted(unknown)}")
         tensors[name] = TensorDims(**{**base.__dict__, **changes})
     keepdims = override.get("keepdims", space.keepdims)
     return IndexSpace(tensors, sets, keepdims, space.overrides)
