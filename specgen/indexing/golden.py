@@ -34,6 +34,11 @@ def _bits(inputs) -> int:
     return 700 if widest <= 32 else 4400
 
 
+def _real(v):
+    """A complex mpmath result (log or sqrt of a negative) is the real formula's NaN."""
+    return mpmath.mpf("nan") if isinstance(v, mpmath.mpc) else v
+
+
 def _mp_eval(formula, layout: Layout, fiber: dict, attributes: dict):
     def go(node):
         if isinstance(node, n.Var):
@@ -60,7 +65,7 @@ def _mp_eval(formula, layout: Layout, fiber: dict, attributes: dict):
         if isinstance(node, n.Call):
             fn = FUNCTIONS[node.func]
             args = [go(a) for a in node.args]
-            return np.frompyfunc(fn.mpmath, len(args), 1)(*args)
+            return np.frompyfunc(lambda *xs: _real(fn.mpmath(*xs)), len(args), 1)(*args)
         raise ValueError(f"{type(node).__name__} is not supported over an index space")
 
     return go(formula)
@@ -85,23 +90,31 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
     labels, _ = layout.outputs[output]
     prec = _bits(inputs)
     ieee = None
-    for index in zip(*np.nonzero(undecided)):
+    fibers: dict = {}  # one mpmath evaluation per fiber: softmax's outputs along an axis share it
+    for index in [tuple(int(i) for i in at) for at in np.argwhere(undecided)]:
         coord = dict(zip(labels, index))
-        fiber_index = tuple(slice(None) if (lab in reduced or lab not in coord) else slice(coord[lab], coord[lab] + 1)
-                            for lab in layout.labels)
-        fiber_in = {name: a[tuple(s if a.shape[i] > 1 else slice(0, 1) for i, s in enumerate(fiber_index))]
-                    for name, a in placed.items()}
-        if not all(np.all(np.isfinite(a.astype(np.float64))) for a in fiber_in.values()):
+        key = tuple((lab, coord[lab]) for lab in labels if lab not in reduced)
+        if key not in fibers:
+            fiber_index = tuple(slice(None) if (lab in reduced or lab not in coord) else slice(coord[lab], coord[lab] + 1)
+                                for lab in layout.labels)
+            fiber_in = {name: a[tuple(s if a.shape[i] > 1 else slice(0, 1) for i, s in enumerate(fiber_index))]
+                        for name, a in placed.items()}
+            if not all(np.all(np.isfinite(a.astype(np.float64))) for a in fiber_in.values()):
+                fibers[key] = None
+            else:
+                with mpmath.workprec(prec):
+                    mp_in = {name: np.frompyfunc(lambda x: mpmath.mpf(float(x)), 1, 1)(a) for name, a in fiber_in.items()}
+                    r = np.asarray(_mp_eval(formula, layout, mp_in, attributes), dtype=object)
+                    fibers[key] = np.broadcast_to(r, np.broadcast_shapes(r.shape, tuple(1 for _ in layout.labels)))
+        r = fibers[key]
+        if r is None:
             if ieee is None:
                 ieee = layout.arrange(output, simulate(formula, layout, inputs, attributes, np.float64, "pairwise"))
             out[index] = U.round_to(ieee[index], out_dtype)
             continue
+        # the fiber kept every reduced label whole: pick this element's position along those
+        value = r[tuple(coord[lab] if lab in coord and lab in reduced and r.shape[i] > 1 else 0
+                        for i, lab in enumerate(layout.labels))]
         with mpmath.workprec(prec):
-            mp_in = {name: np.frompyfunc(lambda x: mpmath.mpf(float(x)), 1, 1)(a) for name, a in fiber_in.items()}
-            r = np.asarray(_mp_eval(formula, layout, mp_in, attributes), dtype=object)
-            r = np.broadcast_to(r, np.broadcast_shapes(r.shape, tuple(1 for _ in layout.labels)))
-            # the fiber kept every reduced label whole: pick this element's position along those
-            value = r[tuple(coord[lab] if lab in coord and lab in reduced and r.shape[i] > 1 else 0
-                            for i, lab in enumerate(layout.labels))]
-        out[index] = U.round_fraction(value, out_dtype)
+            out[index] = U.round_fraction(value, out_dtype)
     return out, int(np.count_nonzero(undecided))
