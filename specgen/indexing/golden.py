@@ -10,6 +10,7 @@ a NaN anywhere gives NaN, +inf + -inf gives NaN, max(x, +inf) is +inf).
 from __future__ import annotations
 
 import itertools
+import math
 
 import mpmath
 import numpy as np
@@ -71,6 +72,28 @@ def _mp_eval(formula, layout: Layout, fiber: dict, attributes: dict):
     return go(formula)
 
 
+def _exact_terms(formula, inputs) -> bool:
+    """The formula is a sum of inputs or of products of two inputs whose float64 product is exact
+    (significands of at most 26 bits: float32, float16, bfloat16): math.fsum then gives the exact
+    sum rounded once to float64, no mpmath needed."""
+    if not (isinstance(formula, n.Reduce) and formula.op == "sum"):
+        return False
+    term = formula.operand
+    factors = [term] if isinstance(term, n.Var) else [term.left, term.right] if (
+        isinstance(term, n.Binary) and term.op == "*") else []
+    return bool(factors) and all(isinstance(f, n.Var) and f.kind == "input" for f in factors) and all(
+        dtypes.by_numpy(np.asarray(a).dtype).precision * len(factors) <= 53 for a in inputs.values())
+
+
+def _fsum_decides(terms: np.ndarray, out_dtype: str):
+    """The exact sum of float64 ``terms`` rounded to ``out_dtype``, or None where fsum's float64
+    result has neighbours that round differently (an exact midpoint: left to mpmath)."""
+    r = math.fsum(terms.reshape(-1).tolist())
+    lo = U.round_to(np.nextafter(r, -np.inf), out_dtype)
+    hi = U.round_to(np.nextafter(r, np.inf), out_dtype)
+    return lo if lo == hi else None
+
+
 def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: str, output: str):
     """The output ``output``'s correctly rounded values (an array of ``out_dtype``) and how many
     elements needed mpmath."""
@@ -91,6 +114,7 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
     prec = _bits(inputs)
     ieee = None
     fibers: dict = {}  # one mpmath evaluation per fiber: softmax's outputs along an axis share it
+    exact_terms = _exact_terms(formula, inputs)
     for index in [tuple(int(i) for i in at) for at in np.argwhere(undecided)]:
         coord = dict(zip(labels, index))
         key = tuple((lab, coord[lab]) for lab in labels if lab not in reduced)
@@ -101,7 +125,16 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
                         for name, a in placed.items()}
             if not all(np.all(np.isfinite(a.astype(np.float64))) for a in fiber_in.values()):
                 fibers[key] = None
-            else:
+            elif exact_terms:
+                terms = np.ones((1,) * len(layout.labels))
+                for node in ([formula.operand] if isinstance(formula.operand, n.Var) else
+                             [formula.operand.left, formula.operand.right]):
+                    terms = terms * fiber_in[node.name].astype(np.float64)
+                decided = _fsum_decides(terms, out_dtype)
+                if decided is not None:
+                    out[index] = decided
+                    continue
+            if key not in fibers:
                 with mpmath.workprec(prec):
                     mp_in = {name: np.frompyfunc(lambda x: mpmath.mpf(float(x)), 1, 1)(a) for name, a in fiber_in.items()}
                     r = np.asarray(_mp_eval(formula, layout, mp_in, attributes), dtype=object)
