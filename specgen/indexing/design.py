@@ -173,7 +173,7 @@ def cases(spec: AccSpec, standard: str, version: str, dtype: str, *, long: bool 
                         for keep in (0, 1):
                             extra = {s.given_by: list(subset), space.keepdims: keep} if space.keepdims else {s.given_by: list(subset)}
                             add(f"rank{rank}/axes{''.join(map(str, subset)) or '-'}/keep{keep}", with_others(shape, extra), extra)
-                            if subset and keep == 1:
+                            if subset and keep == 1 and s.negative is True:
                                 neg = [a - rank for a in subset]
                                 add(f"rank{rank}/axes{''.join(map(str, subset))}/negative", with_others(shape, extra), {**extra, s.given_by: neg})
                 add(f"rank{rank}/axes-default", with_others(shape, {}), {})
@@ -181,11 +181,13 @@ def cases(spec: AccSpec, standard: str, version: str, dtype: str, *, long: bool 
                     add(f"rank{rank}/axes-empty-noop", with_others(shape, {}), {s.given_by: [], s.noop_attribute: 1})
             else:
                 for a in range(rank):
-                    for spelled in sorted({a, a - rank}):
+                    for spelled in sorted({a, a - rank} if s.negative is True else {a}):
                         add(f"rank{rank}/axis{spelled}", _fill(spec, space, {x: shape}, a), {s.given_by: spelled})
             # must-reject: out of range, duplicates, negative where none
             bad = [rank] if s.kind != "list" else [[rank]]
-            for tag, value in (("out-of-range", rank), ("out-of-range-negative", -rank - 1), ("negative", -1)):
+            probes = [("out-of-range", rank)] + ([("out-of-range-negative", -rank - 1), ("negative", -1)]
+                                                  if s.negative != "unspecified" else [])
+            for tag, value in probes:
                 v = value if s.kind != "list" else [value]
                 add(f"rank{rank}/reject-{tag}", _fill(spec, space, {x: shape}, 0), {s.given_by: v}, kind="negative")
             if s.kind == "list" and rank >= 2:

@@ -145,7 +145,7 @@ def _axes_set(s, layout_tensors, attributes, problems) -> tuple[str, ...]:
             return labels if s.empty == "all" else ()
         seen: list[int] = []
         for v in values:
-            if v < 0 and not s.negative:
+            if v < 0 and s.negative is False:
                 problems.append(f"{s.given_by}: negative axis {v} (this standard takes 0 to rank - 1)")
                 continue
             if not -rank <= v < rank:
@@ -160,7 +160,7 @@ def _axes_set(s, layout_tensors, attributes, problems) -> tuple[str, ...]:
         problems.append(f"{s.given_by}: one axis expected, got {value!r}")
         return ()
     v = int(value)
-    if v < 0 and not s.negative:
+    if v < 0 and s.negative is False:
         problems.append(f"{s.given_by}: negative axis {v} (this standard takes 0 to rank - 1)")
         return ()
     if not -rank <= v < rank:

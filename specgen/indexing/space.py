@@ -59,7 +59,8 @@ class IndexSet:
     empty: str = "all"
     noop_attribute: str | None = None
     default: str = "all"             # the attribute not given: "all" axes (ONNX Reduce*) or an axis number
-    negative: bool = True            # negative axes count from the end (ONNX 11+); False: rejected (WebNN)
+    negative: object = True          # negative axes count from the end (ONNX 11+); False: rejected (WebNN);
+                                     # "unspecified": the standard does not say (ONNX 1): no case either way
     duplicates: bool = False         # a repeated axis is rejected (WebNN); True: taken once
 
 
@@ -124,7 +125,7 @@ def _set(name, raw, tensors, where) -> IndexSet:
             _fail(f"{where}.empty", f"{raw.get('empty')!r}; allowed: all, none")
         return IndexSet(name, (), raw["axes_of"], raw["given_by"], raw.get("kind", "list"),
                         raw.get("empty", "all"), raw.get("noop_attribute"), str(raw.get("default", "all")),
-                        bool(raw.get("negative", True)), bool(raw.get("duplicates", False)))
+                        raw.get("negative", True), bool(raw.get("duplicates", False)))
     labels = tuple(raw["labels"])
     known = {label.rstrip("?") for t in tensors.values() for label in t.labels}
     for label in labels:

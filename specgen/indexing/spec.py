@@ -21,7 +21,8 @@ from specgen.numerics.accumulation import AccumulationPolicy
 SPEC_DIR = Path(__file__).resolve().parents[2] / "specs" / "accumulating"
 ATTRIBUTE_TYPES = ("axes", "axis", "bool", "float32")
 _TOP = {"name", "id", "summary", "inputs", "outputs", "attributes", "index_space", "formula", "readings",
-        "standards", "examples"}
+        "standards", "examples", "special_values"}
+SPECIAL = {"nan": ("propagate", "unspecified"), "inf": ("formula", "unspecified")}
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class AccSpec:
     readings: dict                   # reading name -> formula (the spec's formula is "text")
     standards: dict
     path: str
+    special: dict                    # "nan": propagate|unspecified; "inf": formula|unspecified (IEEE evaluation)
 
     def formulas(self) -> list:
         return [self.formula, *self.readings.values()]
@@ -143,8 +145,15 @@ def load(path: Path) -> AccSpec:
             if name not in attributes:
                 _fail(p, f"{where}.defaults", f"{name!r} is not an attribute of the operator")
         standards[key] = Standard(key, s["operator"], tuple(versions), acc, s.get("empty", "identity"), defaults)
+    special = {"nan": "propagate", "inf": "formula"}
+    for key, value in (raw.get("special_values") or {}).items():
+        if key == "reason":
+            continue
+        if key not in SPECIAL or value not in SPECIAL[key]:
+            _fail(p, f"special_values.{key}", f"{value!r}; allowed: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in SPECIAL.items()))
+        special[key] = value
     return AccSpec(raw["id"], raw["name"], raw.get("summary", ""), inputs, outputs, attributes, space, main,
-                   readings, standards, p)
+                   readings, standards, p, special)
 
 
 def load_all(directory: Path = SPEC_DIR) -> dict:

@@ -72,8 +72,10 @@ def function_budget(formulas, dtype: str) -> float:
 
 
 def judge(formulas, layout: Layout, inputs: dict, attributes: dict, out_dtype: str, expected, actual,
-          policy: AccumulationPolicy, output: str, context: str = "") -> Comparison:
-    """Judge ``actual`` against the golden ``expected`` (both the output's shape and dtype)."""
+          policy: AccumulationPolicy, output: str, context: str = "", report_only=None) -> Comparison:
+    """Judge ``actual`` against the golden ``expected`` (both the output's shape and dtype).
+    ``report_only``: {what: mask} of elements whose outcome the standard leaves unspecified (a NaN
+    or an infinity among their inputs): any result passes there, with a note when it differs."""
     f = dtypes.get(out_dtype)
     e = np.asarray(expected).astype(np.float64)
     a = np.asarray(actual).astype(np.float64)
@@ -105,12 +107,19 @@ def judge(formulas, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
         overflow, _ = catastrophic(a, e, f, budget)
         cancelled = np.zeros(e.shape, dtype=bool)
     ok = golden_equal | ((by_allowed | by_reported) & ~overflow & ~cancelled)
+    notes = []
+    for what, mask in (report_only or {}).items():
+        mask = np.broadcast_to(mask, e.shape)
+        differs = mask & ~ok
+        if np.any(differs):
+            notes.append(f"{int(np.count_nonzero(differs))} element(s) with {what} among their inputs differ from the "
+                         f"IEEE evaluation (unspecified: reported)")
+        ok = ok | mask
     kinds = np.full(e.shape, "", dtype=object)
     kinds[~ok & (np.isnan(a) | np.isnan(e))] = "nan-mismatch"
     kinds[~ok & (kinds == "") & (np.isinf(a) | np.isinf(e))] = "inf-mismatch"
     kinds[~ok & (kinds == "") & cancelled] = "cancellation"
     kinds[~ok & (kinds == "")] = "value"
-    notes = []
     if np.any(by_reported & ~golden_equal):
         notes.append(f"{int(np.count_nonzero(by_reported & ~golden_equal))} element(s) only within the bound of "
                      f"{'/'.join(policy.reported)} accumulation, which the standard leaves unspecified (reported)")
