@@ -234,3 +234,19 @@ def test_broken_spec_names_file_and_key(tmp_path):
     bad.write_text(text.replace("k: {labels: [k]}", "k: {labels: [q]}"), encoding="utf-8")
     with pytest.raises(IndexSpaceError, match=r"matmul.yaml: index_space: index_space.sets.k.labels: 'q' is no tensor's label"):
         load(bad)
+
+
+@pytest.mark.parametrize("op, version, tags", [
+    ("reduce_sum", "13", ("rank2/axes1/keep0", "rank2/axes-empty-noop", "rank2/reject-duplicate")),  # axes as an input
+    ("reduce_mean", "11", ("rank3/axes02/keep1", "rank2/axes1/negative")),                        # axes as an attribute
+    ("gemm", "13", ("transA1", "c-vector", "beta0.5")),
+    ("softmax", "11", ("rank3/axis1",)),
+])
+def test_onnx_models_built_from_the_spec_run_in_onnxruntime(op, version, tags):
+    pytest.importorskip("onnxruntime")
+    from specgen.indexing.onnx_kernel import kernel
+
+    verdicts = run(SPECS[op], "onnx", version, "float32", kernel("onnxruntime", SPECS[op]),
+                   select=lambda c: c.id.split("/", 3)[3] in tags)
+    assert len(verdicts) == len(tags) - ("rank2/reject-duplicate" in tags)  # ONNX takes a repeated axis once
+    assert all(v.verdict == PASS for v in verdicts), [v.message for v in verdicts]
