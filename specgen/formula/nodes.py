@@ -110,11 +110,22 @@ class Count:
     pos: tuple[int, int] = field(default=(0, 0), compare=False)
 
 
-Node = Union[Num, Const, Var, Unary, Binary, Compare, Logical, Not, Call, Reduce, Count]
+@dataclass(frozen=True)
+class TensorCast:
+    """``in_tensor_type(expr)``: the standard casts this value to the tensor's type (ONNX
+    LayerNormalization: "finally cast Normalized back to the original type of X"). Exact values
+    ignore it; the error model rounds it to the tensor type and computes what surrounds it in the
+    tensor type, what it encloses in the accumulation type."""
+
+    operand: "Node"
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+Node = Union[Num, Const, Var, Unary, Binary, Compare, Logical, Not, Call, Reduce, Count, TensorCast]
 
 
 def children(node: Node) -> tuple[Node, ...]:
-    if isinstance(node, (Unary, Not, Reduce)):
+    if isinstance(node, (Unary, Not, Reduce, TensorCast)):
         return (node.operand,)
     if isinstance(node, (Binary, Compare)):
         return (node.left, node.right)

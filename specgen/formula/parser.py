@@ -194,6 +194,10 @@ class _Builder:
                 self.fail(node.func, f"{what} is not allowed in a formula" if what else
                           "only functions from the table can be called, by plain name")
             name = node.func.id
+            if self.index_sets is not None and name == "in_tensor_type":
+                if len(node.args) != 1 or node.keywords:
+                    self.fail(node, "in_tensor_type() takes 1 argument")
+                return n.TensorCast(self.build(node.args[0], d), pos)
             if self.index_sets is not None and (name in REDUCTIONS or name == "count"):
                 return self.reduction(node, name, d)
             fn = FUNCTIONS.get(name)

@@ -40,6 +40,16 @@ class Rounding:
     rel: float
     eta: float
     function_error: Callable[[str, np.ndarray], np.ndarray]
+    tensor_rel: float = 0.0   # the tensor type's, for in_tensor_type() and what surrounds it
+    tensor_eta: float = 0.0
+
+
+def _outside_casts(formula) -> set:
+    """ids of the nodes a formula computes outside every in_tensor_type() (empty without one)."""
+    if not any(isinstance(x, n.TensorCast) for x in n.walk(formula)):
+        return set()
+    inside = {id(x) for c in n.walk(formula) if isinstance(c, n.TensorCast) for x in n.walk(c.operand)}
+    return {id(x) for x in n.walk(formula) if id(x) not in inside and not isinstance(x, n.TensorCast)}
 
 
 def _const(name: str) -> float:
@@ -50,16 +60,32 @@ def enclose(formula, layout: Layout, inputs: dict, attributes: dict, rounding: R
     """(value, bound) float64 arrays over the space: |exact - any evaluation's result| <= bound,
     with value itself within the bound of the exact one (inf where no bound holds)."""
     u, eta = rounding.rel, rounding.eta
+    outside = _outside_casts(formula)
     placed = {name: layout.place(name, np.asarray(a, dtype=np.float64)) for name, a in inputs.items()}
     for name in layout.absent:
         placed[name] = layout.place(name, None)
 
+    current = [u, eta]  # the rounding of the node being computed: the tensor type's outside casts
+
     def rnd(v, e):  # the operation's own rounding on top of the propagated error
         with np.errstate(all="ignore"):
-            return e + u * (np.abs(v) + e) + eta
+            return e + current[0] * (np.abs(v) + e) + current[1]
 
     def go(node):
+        saved = list(current)
+        if outside:
+            current[:] = ([max(u, rounding.tensor_rel), max(eta, rounding.tensor_eta)] if id(node) in outside
+                          else [u, eta])
+        try:
+            return _go(node)
+        finally:
+            current[:] = saved
+
+    def _go(node):
         with np.errstate(all="ignore"):
+            if isinstance(node, n.TensorCast):
+                v, e = go(node.operand)
+                return v, e + rounding.tensor_rel * (np.abs(v) + e) + rounding.tensor_eta
             if isinstance(node, n.Var):
                 if node.kind == "attribute":
                     return np.float64(attributes[node.name]), np.float64(0.0)
@@ -112,8 +138,9 @@ def enclose(formula, layout: Layout, inputs: dict, attributes: dict, rounding: R
                 spread = contract(np.abs(a), eb, axes) + contract(ea, np.abs(b), axes) + contract(ea, eb, axes)
             # products rounded (u) then summed in any order (gamma_{n-1}); the float64 matmul that
             # computed v and mag is itself within gamma_n(2**-53) of their exact values
-            g = gamma(max(count - 1, 0), u) + gamma(count, 2.0 ** -53) * 2
-            e = spread + u * (mag + spread) + g * (1 + u) * (mag + spread) + count * eta
+            uu, ee = current
+            g = gamma(max(count - 1, 0), uu) + gamma(count, 2.0 ** -53) * 2
+            e = spread + uu * (mag + spread) + g * (1 + uu) * (mag + spread) + count * ee
             return v, e
         x, ex = go(operand)
         full = np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(ex)))
@@ -127,12 +154,12 @@ def enclose(formula, layout: Layout, inputs: dict, attributes: dict, rounding: R
         if node.op == "sum":
             v = np.sum(full, axis=axes, keepdims=True)
             mag = np.sum(np.abs(full) + ex, axis=axes, keepdims=True)
-            g = gamma(max(count - 1, 0), u) + gamma(count, 2.0 ** -53)
-            return v, np.sum(ex, axis=axes, keepdims=True) + g * mag + count * eta
+            g = gamma(max(count - 1, 0), current[0]) + gamma(count, 2.0 ** -53)
+            return v, np.sum(ex, axis=axes, keepdims=True) + g * mag + count * current[1]
         if node.op == "prod":
             v = np.prod(full, axis=axes, keepdims=True)
-            upper = np.prod(np.abs(full) + ex, axis=axes, keepdims=True) * (1 + u) ** max(count - 1, 0)
-            return v, upper * (1 + 2.0 ** -52 * count) - np.abs(v) + count * eta
+            upper = np.prod(np.abs(full) + ex, axis=axes, keepdims=True) * (1 + current[0]) ** max(count - 1, 0)
+            return v, upper * (1 + 2.0 ** -52 * count) - np.abs(v) + count * current[1]
         pick = np.max if node.op == "max" else np.min
         return pick(full, axis=axes, keepdims=True), np.max(ex, axis=axes, keepdims=True) if axes else ex
 
@@ -182,7 +209,7 @@ def _acc(x: np.ndarray, axis: int, op: str, dtype, order: str) -> np.ndarray:
 
 
 def simulate(formula, layout: Layout, inputs: dict, attributes: dict, dtype, order: str = "sequential",
-             *, function_dtype=None):
+             *, tensor_dtype=None):
     """The formula as a kernel computes it: inputs converted to ``dtype``, each operation rounded
     to ``dtype``, reductions in ``order``. The result is over the space (reduced labels size 1)."""
     dtype = np.dtype(dtype)
@@ -200,6 +227,9 @@ def simulate(formula, layout: Layout, inputs: dict, attributes: dict, dtype, ord
                 return dtype.type(_const(node.name))
             if isinstance(node, n.Count):
                 return dtype.type(layout.count(node.over))
+            if isinstance(node, n.TensorCast):
+                v = np.asarray(go(node.operand))
+                return v if tensor_dtype is None else v.astype(tensor_dtype).astype(dtype)
             if isinstance(node, n.Unary):
                 v = go(node.operand)
                 return -v if node.op == "-" else v

@@ -50,6 +50,8 @@ def _mp_eval(formula, layout: Layout, fiber: dict, attributes: dict):
             return {"pi": mpmath.pi, "e": mpmath.e}.get(node.name, mpmath.mpf(_const(node.name)))
         if isinstance(node, n.Count):
             return mpmath.mpf(layout.count(node.over))
+        if isinstance(node, n.TensorCast):
+            return go(node.operand)  # exact values: the cast is the model's concern
         if isinstance(node, n.Unary):
             v = go(node.operand)
             return -v if node.op == "-" else v

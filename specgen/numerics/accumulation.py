@@ -40,7 +40,7 @@ class AccumulationPolicy:
     reported: tuple[str, ...] = ()
 
 
-def kernel_rounding(acc_type: str) -> Rounding:
+def kernel_rounding(acc_type: str, tensor_type: str | None = None) -> Rounding:
     """Each operation rounded in ``acc_type`` (plus the float64 evaluation of the bound itself);
     functions within the function table's kernel budget for that type."""
     f = dtypes.get(acc_type)
@@ -51,13 +51,15 @@ def kernel_rounding(acc_type: str) -> Rounding:
         budget = FUNCTIONS[name].budget(acc_type) or 0.0
         return budget * U.ulp(np.abs(v), acc_type) + FUNCTIONS[name].libm_rel * np.abs(v)
 
-    return Rounding(rel=u, eta=eta, function_error=function_error)
+    t = dtypes.get(tensor_type or acc_type)
+    return Rounding(rel=u, eta=eta, function_error=function_error,
+                    tensor_rel=2.0 ** -t.precision + 2.0 ** -53, tensor_eta=float(t.min_subnormal))
 
 
 def model_interval(formula, layout: Layout, inputs: dict, attributes: dict, acc_type: str, out_dtype: str, output: str):
     """(lo, hi) float64 arrays of the output's shape: every result the model accepts for this
     reading and accumulation type lies in [lo, hi] (before the final rounding's neighbours)."""
-    v, e = enclose(formula, layout, inputs, attributes, kernel_rounding(acc_type))
+    v, e = enclose(formula, layout, inputs, attributes, kernel_rounding(acc_type, out_dtype))
     v = layout.arrange(output, np.asarray(v, dtype=np.float64))
     e = layout.arrange(output, np.asarray(e, dtype=np.float64))
     with np.errstate(all="ignore"):
