@@ -136,6 +136,8 @@ def _axes_set(s, layout_tensors, attributes, problems) -> tuple[str, ...]:
     if value is None:
         if s.default == "all":
             return labels
+        if s.default == "none":
+            return ()
         value = int(s.default) if s.kind != "list" else [int(v) for v in s.default.split(",")]
     if s.kind == "list":
         values = [int(v) for v in np.atleast_1d(np.asarray(value, dtype=np.int64)).tolist()] if np.size(value) else []
