@@ -170,10 +170,14 @@ def cases(spec: AccSpec, standard: str, version: str, dtype: str, *, long: bool 
             if s.kind == "list":
                 for k in range(0, rank + 1):
                     for subset in itertools.combinations(range(rank), k):
-                        for keep in (0, 1):
-                            extra = {s.given_by: list(subset), space.keepdims: keep} if space.keepdims else {s.given_by: list(subset)}
-                            add(f"rank{rank}/axes{''.join(map(str, subset)) or '-'}/keep{keep}", with_others(shape, extra), extra)
-                            if subset and keep == 1 and s.negative is True:
+                        keeps = (0, 1) if space.keepdims in settable else (None,)  # DirectML: keepdims fixed
+                        for keep in keeps:
+                            extra = {s.given_by: list(subset)}
+                            if keep is not None:
+                                extra[space.keepdims] = keep
+                            add(f"rank{rank}/axes{''.join(map(str, subset)) or '-'}/keep{'' if keep is None else keep}",
+                                with_others(shape, extra), extra)
+                            if subset and keep in (1, None) and s.negative is True:
                                 neg = [a - rank for a in subset]
                                 add(f"rank{rank}/axes{''.join(map(str, subset))}/negative", with_others(shape, extra), {**extra, s.given_by: neg})
                 add(f"rank{rank}/axes-default", with_others(shape, {}), {})
