@@ -89,11 +89,43 @@ class Call:
     pos: tuple[int, int] = field(default=(0, 0), compare=False)
 
 
-Node = Union[Num, Const, Var, Unary, Binary, Compare, Logical, Not, Call]
+@dataclass(frozen=True)
+class Reduce:
+    """A reduction over a named index set of the operator's index space (``reduce_sum(x, axes)``):
+    ``op`` is "sum", "prod", "max" or "min"; the result keeps the reduced dimensions with size 1,
+    so it combines with unreduced terms by broadcasting (softmax's ``x - reduce_max(x, axis)``).
+    Only specs with an ``index_space`` may use it (specgen.indexing)."""
+
+    op: str
+    operand: "Node"
+    over: str
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class Count:
+    """The number of elements an index set spans (``count(axes)``: a mean's divisor)."""
+
+    over: str
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+@dataclass(frozen=True)
+class TensorCast:
+    """``in_tensor_type(expr)``: the standard casts this value to the tensor's type (ONNX
+    LayerNormalization: "finally cast Normalized back to the original type of X"). Exact values
+    ignore it; the error model rounds it to the tensor type and computes what surrounds it in the
+    tensor type, what it encloses in the accumulation type."""
+
+    operand: "Node"
+    pos: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+Node = Union[Num, Const, Var, Unary, Binary, Compare, Logical, Not, Call, Reduce, Count, TensorCast]
 
 
 def children(node: Node) -> tuple[Node, ...]:
-    if isinstance(node, (Unary, Not)):
+    if isinstance(node, (Unary, Not, Reduce, TensorCast)):
         return (node.operand,)
     if isinstance(node, (Binary, Compare)):
         return (node.left, node.right)

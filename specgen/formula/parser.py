@@ -31,8 +31,13 @@ _DESCRIBE = {
 }
 
 
-def parse_formula(text: str, inputs, attributes) -> n.Node:
-    """Parse ``text``; ``inputs`` and ``attributes`` are the declared names it may use."""
+REDUCTIONS = {"reduce_sum": "sum", "reduce_prod": "prod", "reduce_max": "max", "reduce_min": "min"}
+
+
+def parse_formula(text: str, inputs, attributes, index_sets=None) -> n.Node:
+    """Parse ``text``; ``inputs`` and ``attributes`` are the declared names it may use.
+    ``index_sets`` (specs with an ``index_space`` only) are the named index sets that
+    ``reduce_sum/prod/max/min(expr, SET)`` and ``count(SET)`` may name; without it those are unknown."""
     if not isinstance(text, str):
         raise FormulaError(f"formula must be a string, got {type(text).__name__}", 1, 1, str(text))
     if not text.strip():
@@ -58,7 +63,8 @@ def parse_formula(text: str, inputs, attributes) -> n.Node:
         raise FormulaError(f"formula nests too deeply to parse ({type(exc).__name__})", 1, 1, text[:20]) from None
     except ValueError as exc:  # e.g. a NUL character
         raise FormulaError(f"formula cannot be parsed: {exc}", 1, 1, text[:20]) from None
-    builder = _Builder(source, lines, set(inputs), set(attributes), multiline=multiline)
+    builder = _Builder(source, lines, set(inputs), set(attributes), multiline=multiline,
+                       index_sets=None if index_sets is None else set(index_sets))
     return builder.build(tree.body, 0)
 
 
@@ -92,7 +98,8 @@ def _token_at(line: str, index: int) -> str:
 
 
 class _Builder:
-    def __init__(self, source, lines, inputs, attributes, multiline):
+    def __init__(self, source, lines, inputs, attributes, multiline, index_sets=None):
+        self.index_sets = index_sets
         self.source = source
         self.lines = lines
         self.inputs = inputs
@@ -187,6 +194,12 @@ class _Builder:
                 self.fail(node.func, f"{what} is not allowed in a formula" if what else
                           "only functions from the table can be called, by plain name")
             name = node.func.id
+            if self.index_sets is not None and name == "in_tensor_type":
+                if len(node.args) != 1 or node.keywords:
+                    self.fail(node, "in_tensor_type() takes 1 argument")
+                return n.TensorCast(self.build(node.args[0], d), pos)
+            if self.index_sets is not None and (name in REDUCTIONS or name == "count"):
+                return self.reduction(node, name, d)
             fn = FUNCTIONS.get(name)
             if fn is None:
                 self.fail(node.func, f"unknown function {name!r}; allowed: {', '.join(sorted(FUNCTIONS))}")
@@ -207,3 +220,18 @@ class _Builder:
         what = _DESCRIBE.get(type(node), type(node).__name__)
         self.fail(node, f"{what} is not allowed in a formula")
         raise AssertionError  # unreachable
+
+    def reduction(self, node, name, depth) -> n.Node:
+        """``reduce_OP(expr, SET)`` or ``count(SET)``: SET a bare name of a declared index set."""
+        if node.keywords:
+            self.fail(node, f"{name}() takes no keyword arguments")
+        want = 1 if name == "count" else 2
+        if len(node.args) != want:
+            self.fail(node, f"{name}() takes {want} argument{'s' if want > 1 else ''}, got {len(node.args)}")
+        over = node.args[-1]
+        if not isinstance(over, ast.Name) or over.id not in self.index_sets:
+            self.fail(over, f"{name}() reduces over a declared index set (index_space.sets: "
+                            f"{', '.join(sorted(self.index_sets)) or '-'}), not {self.token(over)!r}")
+        if name == "count":
+            return n.Count(over.id, self.pos(node))
+        return n.Reduce(REDUCTIONS[name], self.build(node.args[0], depth), over.id, self.pos(node))

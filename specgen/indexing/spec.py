@@ -1,0 +1,160 @@
+"""Accumulating operator specs (specs/accumulating/*.yaml): read and checked, every problem named by
+file and key path. The block layout follows specs/*.yaml (name, id, summary, inputs, outputs,
+attributes, formula, standards) plus ``index_space`` (specgen.indexing.space), ``readings`` (other
+legal evaluations of the same exact value: softmax without subtracting the maximum) and per
+standard ``accumulation`` (the types a kernel may accumulate in, per dtype, with the source).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from specgen import dtypes
+from specgen.errors import FormulaError
+from specgen.formula import nodes as n
+from specgen.formula.parser import parse_formula
+from specgen.indexing.space import IndexSpace, IndexSpaceError, parse_index_space
+from specgen.numerics.accumulation import AccumulationPolicy
+
+SPEC_DIR = Path(__file__).resolve().parents[2] / "specs" / "accumulating"
+ATTRIBUTE_TYPES = ("axes", "axis", "bool", "float32")
+_TOP = {"name", "id", "summary", "inputs", "outputs", "attributes", "index_space", "formula", "readings",
+        "standards", "examples", "special_values"}
+SPECIAL = {"nan": ("propagate", "unspecified"), "inf": ("formula", "unspecified")}
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    type: str
+    default: object = None
+
+
+@dataclass(frozen=True)
+class Version:
+    version: str
+    dtypes: tuple[str, ...]
+    attributes: tuple[str, ...]      # the operator attributes this version has (others: their defaults)
+    as_inputs: tuple[str, ...] = ()  # attributes passed as input tensors (ONNX ReduceSum-13 axes)
+    max_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class Standard:
+    key: str
+    operator: str
+    versions: tuple[Version, ...]
+    accumulation: dict               # dtype -> AccumulationPolicy
+    empty: str                       # reduction over an empty set: "identity" | "undefined" | "rejected"
+    defaults: dict                   # attribute defaults where this standard's differ (WebNN keepDimensions false)
+
+
+@dataclass(frozen=True)
+class AccSpec:
+    id: str
+    name: str
+    summary: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attributes: dict
+    index_space: IndexSpace
+    formula: n.Node
+    readings: dict                   # reading name -> formula (the spec's formula is "text")
+    standards: dict
+    path: str
+    special: dict                    # "nan": propagate|unspecified; "inf": formula|unspecified (IEEE evaluation)
+
+    def formulas(self) -> list:
+        return [self.formula, *self.readings.values()]
+
+    def defaults(self, standard: str | None = None) -> dict:
+        out = {a.name: a.default for a in self.attributes.values() if a.default is not None}
+        if standard is not None:
+            out.update(self.standards[standard].defaults)
+        return out
+
+
+def _fail(path, where, message):
+    raise IndexSpaceError(f"{path}: {where}: {message}")
+
+
+def _policy(path, where, raw) -> AccumulationPolicy:
+    if not isinstance(raw, dict) or "allowed" not in raw or "source" not in raw:
+        _fail(path, where, "an accumulation entry is {allowed: [types], reported: [types], source: ...}")
+    for key in ("allowed", "reported"):
+        for t in raw.get(key, ()):
+            if t not in dtypes.FLOAT_DTYPES:
+                _fail(path, f"{where}.{key}", f"{t!r} is not a float type ({', '.join(dtypes.FLOAT_DTYPES)})")
+    return AccumulationPolicy(tuple(raw["allowed"]), tuple(raw.get("reported", ())))
+
+
+def load(path: Path) -> AccSpec:
+    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    p = str(path)
+    if not isinstance(raw, dict):
+        _fail(p, "(top)", "a spec is a mapping")
+    unknown = set(raw) - _TOP
+    if unknown:
+        _fail(p, "(top)", f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_TOP)}")
+    for key in ("name", "id", "inputs", "outputs", "index_space", "formula", "standards"):
+        if key not in raw:
+            _fail(p, key, "required")
+    attributes = {}
+    for name, a in (raw.get("attributes") or {}).items():
+        if not isinstance(a, dict) or a.get("type") not in ATTRIBUTE_TYPES:
+            _fail(p, f"attributes.{name}.type", f"one of {', '.join(ATTRIBUTE_TYPES)}")
+        attributes[name] = Attribute(name, a["type"], a.get("default"))
+    try:
+        space = parse_index_space(raw["index_space"])
+    except IndexSpaceError as exc:
+        _fail(p, "index_space", str(exc))
+    inputs, outputs = tuple(raw["inputs"]), tuple(raw["outputs"])
+    for t in inputs + outputs:
+        if t not in space.tensors:
+            _fail(p, "index_space.tensors", f"tensor {t!r} has no dimensions declared")
+
+    def formula(text, where):
+        try:
+            return parse_formula(text, inputs, attributes, index_sets=space.sets)
+        except FormulaError as exc:
+            _fail(p, where, f"line {exc.line}, column {exc.column}: {exc.message} (token {exc.token!r})")
+
+    main = formula(raw["formula"], "formula")
+    readings = {r["name"]: formula(r["formula"], f"readings[{i}].formula") for i, r in enumerate(raw.get("readings") or ())}
+    standards = {}
+    for key, s in raw["standards"].items():
+        where = f"standards.{key}"
+        versions = []
+        for i, v in enumerate(s.get("versions") or ()):
+            w = f"{where}.versions[{i}]"
+            for t in v.get("dtypes", ()):
+                if t not in dtypes.DTYPES:
+                    _fail(p, f"{w}.dtypes", f"unknown dtype {t!r}")
+            for name in v.get("attributes", ()):
+                if name not in attributes:
+                    _fail(p, f"{w}.attributes", f"{name!r} is not an attribute of the operator")
+            versions.append(Version(str(v["version"]), tuple(v.get("dtypes", ())), tuple(v.get("attributes", ())),
+                                    tuple(v.get("as_inputs", ())), v.get("max_rank")))
+        if not versions:
+            _fail(p, f"{where}.versions", "at least one version")
+        acc = {d: _policy(p, f"{where}.accumulation.{d}", r) for d, r in (s.get("accumulation") or {}).items()}
+        defaults = dict(s.get("defaults") or {})
+        for name in defaults:
+            if name not in attributes:
+                _fail(p, f"{where}.defaults", f"{name!r} is not an attribute of the operator")
+        standards[key] = Standard(key, s["operator"], tuple(versions), acc, s.get("empty", "identity"), defaults)
+    special = {"nan": "propagate", "inf": "formula"}
+    for key, value in (raw.get("special_values") or {}).items():
+        if key == "reason":
+            continue
+        if key not in SPECIAL or value not in SPECIAL[key]:
+            _fail(p, f"special_values.{key}", f"{value!r}; allowed: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in SPECIAL.items()))
+        special[key] = value
+    return AccSpec(raw["id"], raw["name"], raw.get("summary", ""), inputs, outputs, attributes, space, main,
+                   readings, standards, p, special)
+
+
+def load_all(directory: Path = SPEC_DIR) -> dict:
+    return {s.id: s for s in (load(f) for f in sorted(Path(directory).glob("*.yaml")))}

@@ -1,0 +1,252 @@
+"""Operators over index sets (issue 21): the formula's reductions, shapes and must-reject
+violations from the index space, exact golden values, and the accumulation judge fed correct
+kernels in several summation orders and deliberately wrong ones (each must be caught)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from specgen import dtypes
+from specgen.errors import FormulaError
+from specgen.formula.parser import parse_formula
+from specgen.indexing.evaluate import simulate
+from specgen.indexing.golden import golden
+from specgen.indexing.layout import ShapeViolation, resolve
+from specgen.indexing.run import FAIL, PASS, run
+from specgen.indexing.space import IndexSpaceError
+from specgen.indexing.spec import load, load_all
+from specgen.numerics import ulp as U
+
+SPECS = load_all()
+
+
+def _layout(op, standard, version, shapes, attrs):
+    spec = SPECS[op]
+    space = spec.index_space.for_version(standard, version)
+    return resolve(space, spec.formula, shapes, {**spec.defaults(standard), **attrs}, spec.outputs)
+
+
+# ------------------------------------------------------------------------------------ formula
+
+def test_reductions_parse_only_over_declared_index_sets():
+    node = parse_formula("reduce_sum(x * x, axes) / count(axes)", ["x"], ["axes"], index_sets={"axes"})
+    assert type(node).__name__ == "Binary"
+    with pytest.raises(FormulaError, match="unknown function 'reduce_sum'"):
+        parse_formula("reduce_sum(x, axes)", ["x"], ["axes"])  # an element-wise spec: no index space
+    with pytest.raises(FormulaError, match="declared index set"):
+        parse_formula("reduce_sum(x, k)", ["x"], [], index_sets={"axes"})
+
+
+# ------------------------------------------------------------------------------------ shapes
+
+@pytest.mark.parametrize("standard, version, shape, attrs, out", [
+    ("onnx", "13", [2, 3, 4], {"axes": [1]}, [2, 1, 4]),
+    ("onnx", "13", [2, 3, 4], {"axes": [-1, 0], "keepdims": 0}, [3]),
+    ("onnx", "13", [2, 3, 4], {"axes": []}, [1, 1, 1]),                              # empty: all
+    ("onnx", "13", [2, 3, 4], {"axes": [], "noop_with_empty_axes": 1}, [2, 3, 4]),   # empty: none
+    ("onnx", "13", [2, 3, 4], {"axes": [1, -2]}, [2, 1, 4]),                         # ONNX takes a repeat once
+    ("webnn", "2026-06-26", [2, 3, 4], {"axes": [1]}, [2, 4]),                       # keepDimensions = false
+    ("webnn", "2026-06-26", [2, 3, 4], {"axes": []}, [2, 3, 4]),                     # present and empty: none
+    ("onnx", "13", [], {}, []),                                                      # rank 0
+])
+def test_reduction_output_shapes(standard, version, shape, attrs, out):
+    assert list(_layout("reduce_sum", standard, version, {"x": shape}, attrs).outputs["y"][1]) == out
+
+
+@pytest.mark.parametrize("standard, version, attrs, message", [
+    ("onnx", "13", {"axes": [3]}, "axis 3 is out of range for rank 3"),
+    ("onnx", "13", {"axes": [-4]}, "axis -4 is out of range"),
+    ("webnn", "2026-06-26", {"axes": [0, 0]}, "axis 0 appears more than once"),
+    ("webnn", "2026-06-26", {"axes": [-1]}, "negative axis -1"),
+])
+def test_reduction_must_reject(standard, version, attrs, message):
+    with pytest.raises(ShapeViolation, match=message):
+        _layout("reduce_sum", standard, version, {"x": [2, 3, 4]}, attrs)
+
+
+@pytest.mark.parametrize("standard, a, b, out", [
+    ("onnx", [3, 4], [4, 5], [3, 5]), ("onnx", [2, 1, 3, 4], [5, 4, 6], [2, 5, 3, 6]),
+    ("onnx", [4], [4, 5], [5]), ("onnx", [3, 4], [4], [3]), ("onnx", [4], [4], []),
+])
+def test_matmul_shapes_follow_numpy(standard, a, b, out):
+    version = SPECS["matmul"].standards[standard].versions[-1].version
+    assert list(_layout("matmul", standard, version, {"a": a, "b": b}, {}).outputs["y"][1]) == out
+    assert list(np.matmul(np.zeros(a), np.zeros(b)).shape) == out
+
+
+@pytest.mark.parametrize("standard, a, b, message", [
+    ("onnx", [3, 4], [5, 6], "dimension k: a has 4, b has 5"),
+    ("onnx", [2, 3, 4], [3, 4, 5], "dimension …0: a has 2, b has 3"),
+    ("webnn", [4], [4, 5], "a: rank 1; expected at least 2"),
+])
+def test_matmul_must_reject(standard, a, b, message):
+    version = SPECS["matmul"].standards[standard].versions[-1].version
+    with pytest.raises(ShapeViolation, match=message):
+        _layout("matmul", standard, version, {"a": a, "b": b}, {})
+
+
+def test_gemm_transposes_and_broadcasts_c():
+    layout = _layout("gemm", "onnx", "13", {"a": [4, 3], "b": [5, 4], "c": [5]}, {"transA": 1, "transB": 1})
+    assert layout.outputs["y"][1] == (3, 5)
+    assert _layout("gemm", "onnx", "13", {"a": [3, 4], "b": [4, 5]}, {}).absent == {"c": 0.0}
+    for c, message in (([3, 5, 1], "c: rank 3; at most 2"), ([2, 5], "dimension m: a has 3, c has 2")):
+        with pytest.raises(ShapeViolation, match=message):
+            _layout("gemm", "onnx", "13", {"a": [3, 4], "b": [4, 5], "c": c}, {})
+
+
+def test_softmax_before_13_normalises_every_axis_from_axis_on():
+    x = np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32)
+    old = _layout("softmax", "onnx", "11", {"x": x.shape}, {"axis": 1})
+    new = _layout("softmax", "onnx", "13", {"x": x.shape}, {"axis": 1})
+    assert old.sets["axis"] == ("…1", "…0") and new.sets["axis"] == ("…1",)
+    y, _ = golden(SPECS["softmax"].formula, old, {"x": x}, {"axis": 1}, "float32", "y")
+    assert np.allclose(y.reshape(2, -1).sum(axis=1), 1.0, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------------ golden values
+
+def test_golden_sum_is_the_exact_sum_rounded_once():
+    # float16 values whose exact sums sit on, just above and just below float16 midpoints
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-4, 4, (64, 9)).astype(np.float16)
+    x[0] = [2048, 1, 0, 0, 0, 0, 0, 0, 0]                 # 2049: a midpoint, ties to even 2048
+    x[1] = [2048, 1, 2.0 ** -14, 0, 0, 0, 0, 0, 0]        # just above: 2050
+    x[2] = [60000, 60000, -60000, -60000, 1, 0, 0, 0, 0]  # exact 1 through a float16 overflow
+    layout = _layout("reduce_sum", "onnx", "13", {"x": x.shape}, {"axes": [1], "keepdims": 0})
+    y, _ = golden(SPECS["reduce_sum"].formula, layout, {"x": x}, {}, "float16", "y")
+    exact = [U.round_fraction(sum(Fraction(float(v)) for v in row), "float16") for row in x]
+    assert y.tolist() == exact and y[:3].tolist() == [2048.0, 2050.0, 1.0]
+
+
+def test_golden_matmul_equals_exact_dot_products():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((5, 33)).astype(np.float32)
+    b = rng.standard_normal((33, 4)).astype(np.float32)
+    a[0, :2], b[:2, 0] = [1e8, -1e8], [1.0, 1.0]          # cancellation in one dot product
+    layout = _layout("matmul", "onnx", "13", {"a": a.shape, "b": b.shape}, {})
+    y, _ = golden(SPECS["matmul"].formula, layout, {"a": a, "b": b}, {}, "float32", "y")
+    exact = [[U.round_fraction(sum(Fraction(float(p)) * Fraction(float(q)) for p, q in zip(a[i], b[:, j])), "float32")
+              for j in range(4)] for i in range(5)]
+    assert y.tolist() == exact
+
+
+# ------------------------------------------------------------------------------------ kernels
+
+def _kernel(op, *, order="pairwise", acc=np.float32, formula=None):
+    """A correct kernel: the spec's formula computed in ``acc`` with the given summation order."""
+    spec = SPECS[op]
+
+    def kernel(case, inputs):
+        space = spec.index_space.for_version(case.standard, case.version)
+        layout = resolve(space, spec.formula, {n: v.shape for n, v in inputs.items()}, case.attributes, spec.outputs)
+        value = simulate(formula or spec.formula, layout, inputs, case.attributes, acc, order)
+        return {"y": layout.arrange("y", value).astype(dtypes.get(case.dtype).numpy)}
+
+    return kernel
+
+
+def _small(case):
+    """A sample of the designed cases: ranks up to 3, lengths up to 64, every value design at length 9."""
+    tag = case.id.split("/", 3)[3]
+    return not tag.startswith("rank4") and not any(f"{n}/" in tag for n in ("length1023", "k1023", "length64"))
+
+
+CORRECT = [("reduce_sum", "onnx", "13", "float16"), ("reduce_mean", "webnn", "2026-06-26", "float32"),
+           ("softmax", "onnx", "13", "float32"), ("matmul", "onnx", "13", "float16"), ("gemm", "webnn", "2026-06-26", "float32")]
+
+
+@pytest.mark.parametrize("order", ["sequential", "pairwise", "reversed"])
+@pytest.mark.parametrize("op, standard, version, dtype", CORRECT)
+def test_correct_kernels_pass_in_any_summation_order(op, standard, version, dtype, order):
+    verdicts = run(SPECS[op], standard, version, dtype, _kernel(op, order=order), select=_small)
+    failed = [f"{v.case}: {v.message}" for v in verdicts if v.verdict != PASS]
+    assert verdicts and not failed, "\n".join(failed[:5])
+
+
+def _wrong_axis(case, inputs):
+    x = inputs["x"].astype(np.float32)
+    axes = tuple((a + 1) % x.ndim for a in case.attributes.get("axes") or range(x.ndim))
+    return {"y": np.sum(x, axis=axes, keepdims=bool(case.attributes["keepdims"])).astype(np.float32)}
+
+
+def _keepdims_ignored(case, inputs):
+    x = inputs["x"].astype(np.float32)
+    axes = tuple(case.attributes.get("axes") or range(x.ndim))
+    return {"y": np.sum(x, axis=axes, keepdims=True).astype(np.float32)}
+
+
+def _mean_wrong_count(case, inputs):
+    x = inputs["x"].astype(np.float32)
+    axes = tuple(case.attributes.get("axes") or range(x.ndim))
+    total = np.sum(x, axis=axes, keepdims=bool(case.attributes["keepdims"]))
+    return {"y": (total / (np.prod([x.shape[a] for a in axes]) + 1)).astype(np.float32)}
+
+
+def _beta_ignored(case, inputs):
+    a, b = inputs["a"], inputs["b"]
+    a = a.T if case.attributes["transA"] else a
+    b = b.T if case.attributes["transB"] else b
+    c = inputs.get("c", np.zeros((), a.dtype))
+    return {"y": (case.attributes["alpha"] * (a @ b) + c).astype(a.dtype)}
+
+
+def _matmul_a_transposed(case, inputs):
+    a, b = inputs["a"], inputs["b"]
+    if a.ndim >= 2 and a.shape[-1] == a.shape[-2]:
+        a = np.swapaxes(a, -1, -2)  # square operands: the transposition is a value fault, not a shape one
+    return {"y": np.matmul(a, b)}
+
+
+WRONG = {
+    "wrong axis": ("reduce_sum", "onnx", "13", "float32", _wrong_axis),
+    "keepdims ignored": ("reduce_sum", "webnn", "2026-06-26", "float32", _keepdims_ignored),
+    "mean divided by the wrong count": ("reduce_mean", "onnx", "18", "float32", _mean_wrong_count),
+    "float16 accumulation where the spec forbids it": ("layer_normalization", "onnx", "17", "float16",
+                                                       _kernel("layer_normalization", acc=np.float16, order="sequential")),
+    "softmax overflowing at x = 100": ("softmax", "onnx", "13", "float32",
+                                      _kernel("softmax", formula=SPECS["softmax"].readings["without-max-subtraction"])),
+    "gemm's beta ignored": ("gemm", "onnx", "13", "float32", _beta_ignored),
+    "matmul with one operand transposed": ("matmul", "onnx", "13", "float32", _matmul_a_transposed),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(WRONG))
+def test_wrong_kernels_are_caught(fault):
+    op, standard, version, dtype, kernel = WRONG[fault]
+    verdicts = run(SPECS[op], standard, version, dtype, kernel, select=_small)
+    caught = [v for v in verdicts if v.verdict == FAIL and "legal call" not in v.message and "illegal call" not in v.message]
+    assert caught, fault
+
+
+def test_float16_accumulation_is_reported_where_unspecified():
+    # ONNX leaves ReduceSum's accumulation type open: float16 sums pass with a note, not a failure
+    kernel = _kernel("reduce_sum", acc=np.float16, order="sequential")
+    verdicts = run(SPECS["reduce_sum"], "onnx", "13", "float16", kernel, select=lambda c: "length1023/stall" in c.id)
+    assert verdicts and all(v.verdict == PASS for v in verdicts)
+    assert any("float16 accumulation" in note for v in verdicts for note in v.notes)
+
+
+def test_broken_spec_names_file_and_key(tmp_path):
+    text = (SPECS["matmul"].path and open(SPECS["matmul"].path, encoding="utf-8").read())
+    bad = tmp_path / "matmul.yaml"
+    bad.write_text(text.replace("k: {labels: [k]}", "k: {labels: [q]}"), encoding="utf-8")
+    with pytest.raises(IndexSpaceError, match=r"matmul.yaml: index_space: index_space.sets.k.labels: 'q' is no tensor's label"):
+        load(bad)
+
+
+@pytest.mark.parametrize("op, version, tags", [
+    ("reduce_sum", "13", ("rank2/axes1/keep0", "rank2/axes-empty-noop", "rank2/reject-duplicate")),  # axes as an input
+    ("reduce_mean", "11", ("rank3/axes02/keep1", "rank2/axes1/negative")),                        # axes as an attribute
+    ("gemm", "13", ("transA1", "c-vector", "beta0.5")),
+    ("softmax", "11", ("rank3/axis1",)),
+])
+def test_onnx_models_built_from_the_spec_run_in_onnxruntime(op, version, tags):
+    pytest.importorskip("onnxruntime")
+    from specgen.indexing.onnx_kernel import kernel
+
+    verdicts = run(SPECS[op], "onnx", version, "float32", kernel("onnxruntime", SPECS[op]),
+                   select=lambda c: c.id.split("/", 3)[3] in tags)
+    assert len(verdicts) == len(tags) - ("rank2/reject-duplicate" in tags)  # ONNX takes a repeated axis once
+    assert all(v.verdict == PASS for v in verdicts), [v.message for v in verdicts]
