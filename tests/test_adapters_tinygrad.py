@@ -4,6 +4,7 @@ ones passes. Skipped where tinygrad is not installed (the README's test command:
 the whole corpus runs in .ci/gates/tinygrad.sh, in the tinygrad venv."""
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -12,7 +13,9 @@ from click.testing import CliRunner
 
 from specgen.cli import main
 
-pytest.importorskip("tinygrad")
+# not importorskip: the adapter sets tinygrad's environment (CC, DEV, CACHEDB) before it imports it
+if importlib.util.find_spec("tinygrad") is None:
+    pytest.skip("tinygrad is not installed", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,5 +24,5 @@ def test_a_sample_of_the_corpus_passes_the_gate_and_its_known_failures_still_fai
     monkeypatch.chdir(ROOT)
     res = CliRunner().invoke(main, ["run", "--adapter", "tinygrad", "--case", "tanh/onnx-13/float32/*",
                                     "--baseline", "baselines/tinygrad.yaml", "--strict", "-q", "--no-progress"])
-    assert res.exit_code == 0, res.output[-4000:]
+    assert res.exit_code == 0, res.output[:3000]
     assert " 0 fail, 0 error," in res.output and re.search(r" [1-9][0-9]* xfail,", res.output), res.output[-2000:]

@@ -8,7 +8,9 @@ its LLVM or x86 renderers (its worker programs are C). Where no clang is on PATH
 set, the adapter uses the clang inside the ``ziglang`` wheel (the ``tinygrad`` extra installs it)
 through specgen.adapters.zig_cc, which adapts tinygrad's command line to ``zig cc``. Its compiled
 kernels are cached in specgen's own cache file (``$CACHEDB`` if set). Each input crosses as a
-1-D array padded to a power of two (``flatten``), so a few kernels serve every shape.
+1-D array padded to a power of two (``flatten``), so a few kernels serve every shape. tinygrad reads
+these settings when it is first imported: a process that imported tinygrad before loading the
+adapter keeps its own (and, without clang, claims nothing: each probe's compile fails).
 """
 from __future__ import annotations
 
