@@ -124,3 +124,15 @@ def test_a_backend_can_use_another_backends_mapping(specs, tmp_path):
     a.__dict__["_specs"] = specs
     assert {c.op for c in a.claims()} == {"relu", "elu"}
     assert a.why_unclaimed("relu", "onnx", "14", "bfloat16").startswith("other: fakefw.nn.relu on bfloat16")
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax", "tensorflow", "tinygrad"])
+def test_each_shipped_mapping_loads_against_the_specs(specs, backend):
+    # without the framework (CI's venv has none of them): the data is checked against the specs;
+    # an operator is computed by some function or listed as absent, not both
+    from specgen.adapters import framework_ops
+
+    m = framework_ops.load(specs, framework_ops.mapping_path(backend))
+    assert m.backend == backend and m.entries
+    mapped = {e.op for e in m.entries}
+    assert not mapped & set(m.absent), f"{backend}: both mapped and absent: {mapped & set(m.absent)}"

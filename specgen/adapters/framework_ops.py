@@ -1,7 +1,7 @@
 """A framework adapter's op mapping (specgen/adapters/<backend>_ops.yaml: torch_ops.yaml, jax_ops.yaml,
 tensorflow_ops.yaml, tinygrad_ops.yaml), read, checked and turned into claims and calls. Imports no
 framework: the adapter passes the framework's module in, so the mapping logic is tested without it
-(tests/test_torch_ops.py with a fake ``torch``, tests/test_framework_ops.py).
+(tests/test_torch_ops.py with a fake ``torch``, tests/test_framework_adapter.py with a fake framework).
 
 Checks, each a :class:`specgen.errors.Problem` naming the file, line and key path:
 
