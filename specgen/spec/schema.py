@@ -23,7 +23,8 @@ from specgen.spec.yaml_source import Document, join_keypath
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
 SCHEMAS = {"operator": "operator.schema.json", "standards": "standards.schema.json",
-           "torch_ops": "torch_ops.schema.json",  # torch_ops: specgen/adapters/torch_ops.yaml
+           "framework_ops": "framework_ops.schema.json",  # specgen/adapters/<backend>_ops.yaml (framework_ops.py)
+           "torch_ops": "framework_ops.schema.json",  # the name torch's mapping was first validated under
            "baseline": "baseline.schema.json"}  # baselines/*.yaml (specgen.runner.baseline)
 
 _TYPE_WORDS = {"string": "a string", "object": "a mapping", "array": "a list", "number": "a number",

@@ -1,0 +1,196 @@
+"""The shared part of the adapters that call a framework's own functions (jax, tensorflow, litert,
+tinygrad): the op mapping (specgen/adapters/<backend>_ops.yaml, read by
+specgen.adapters.framework_ops), claims probed per entry and dtype, the dispatch by attribute
+values, and in-place results. A subclass says how arrays cross into the framework and back.
+
+Claims are what the framework really computes: at load each mapped function is called once per
+dtype of its entry on a tiny input (attribute values inside the entry's subset); a dtype whose call
+raises, or returns another dtype or shape, stays unclaimed with the framework's error as the reason
+on its unsupported cases. Framework functions apply no standard's validity rules, so no
+must-reject cases are claimed (as for torch).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+from specgen.adapters import framework_ops
+from specgen.adapters.base import AllOf, Adapter, Range, SameAs, Unsupported, Values
+
+
+def _first_error_line(exc: BaseException) -> str:
+    """The error, on one line, without source locations (``/path/file.py:696:1: ``), at most 240 characters."""
+    text = re.sub(r"/\S*?\.py:\d+(?::\d+)?: ?", " ", " ".join(str(exc).split()))
+    return f"{type(exc).__name__}: {text[:240]}"
+
+
+def probe_attributes(spec, entry: framework_ops.Entry) -> dict[str, Any]:
+    """Attribute values inside ``entry``'s subset for a probe call: a pinned value, the first value a
+    string attribute lists, 0.5 otherwise (moved into a range; equal to the attribute of same_as).
+    Not 1.0: a converter folds leaky_relu(x, 1) to x, which would claim what its kernel lacks."""
+    values: dict[str, Any] = {}
+    later = []
+    for attr in spec.attributes:
+        rule = entry.rules.get(attr.name)
+        rules = rule.rules if isinstance(rule, AllOf) else (rule,) if rule else ()
+        value: Any = attr.values[0] if getattr(attr, "values", ()) else 0.5
+        for r in rules:
+            if isinstance(r, Values):
+                value = r.values[0]
+            elif isinstance(r, Range):
+                value = min(max(value, r.lo if r.lo is not None else value), r.hi if r.hi is not None else value)
+            elif isinstance(r, SameAs):
+                later.append((attr.name, r.other))
+        values[attr.name] = value
+    for name, other in later:
+        values[name] = values[other]
+    return values
+
+
+def probe_inputs(spec, entry: framework_ops.Entry, dtype: str) -> dict[str, np.ndarray]:
+    """A 2 x 3 input per spec input (-1, 0, 1, 2, 3, 4), in ``dtype``."""
+    from specgen.dtypes import get
+
+    x = np.array([[-1, 0, 1], [2, 3, 4]]).astype(get(dtype).numpy)
+    return {t.name: x.copy() for t in spec.inputs}
+
+
+class FrameworkAdapter(Adapter):
+    """An adapter whose kernels are a framework's functions, chosen by its YAML mapping.
+
+    Subclasses set ``backend`` (the mapping's stem: specgen/adapters/<backend>_ops.yaml) and
+    implement :meth:`import_module`, :meth:`to_framework` and :meth:`to_numpy`; they may override
+    :meth:`function` (how a mapped call becomes a Python callable, e.g. LiteRT's converted model).
+    """
+
+    backend: ClassVar[str] = ""
+    #: The mapping's stem when it is another backend's (LiteRT converts TensorFlow's functions).
+    mapping_name: ClassVar[str] = ""
+    #: Pass each input of an entry with no per-channel input as a 1-D array padded with zeros to a
+    #: power of two (at least 64 elements), and cut the result back to the case's shape: for a
+    #: backend that compiles a kernel per shape (tinygrad, LiteRT), a few kernels serve every case.
+    #: Every mapped function is elementwise, so no element's result depends on the padding.
+    flatten: ClassVar[bool] = False
+
+    def __init__(self, module=None, mapping_path: str | Path | None = None):
+        self._module = self.import_module() if module is None else module
+        self._path = mapping_path or framework_ops.mapping_path(self.mapping_name or self.backend)
+        self._mapping: framework_ops.OpMapping | None = None
+        self._claims = None
+        self._unclaimed: dict[tuple[str, str], str] = {}
+
+    # -- the framework ---------------------------------------------------------------------
+    def import_module(self):  # pragma: no cover - abstract
+        """The framework's module (the root every mapped call is a path under)."""
+        raise NotImplementedError
+
+    def to_framework(self, arr: np.ndarray, dtype: str):  # pragma: no cover - abstract
+        """A numpy array (bfloat16: ml_dtypes) as the framework's tensor of ``dtype``."""
+        raise NotImplementedError
+
+    def to_numpy(self, value) -> np.ndarray:  # pragma: no cover - abstract
+        """The framework's result as a numpy array (bfloat16: ml_dtypes)."""
+        raise NotImplementedError
+
+    def function(self, entry: framework_ops.Entry, call):
+        """The Python callable that computes ``entry`` for ``call``: by default the mapped function."""
+        return framework_ops.resolve(self._module, entry.call)
+
+    # -- the mapping -----------------------------------------------------------------------
+    @property
+    def mapping(self) -> framework_ops.OpMapping:
+        if self._mapping is None:
+            self._mapping = framework_ops.load(self.specs, self._path, self._module)
+        return self._mapping
+
+    @property
+    def skipped(self) -> list[str]:
+        """Entries of the mapping whose spec is not in specs/ (yet)."""
+        return self.mapping.skipped
+
+    def load_notes(self):
+        return self.skipped
+
+    # -- claims ----------------------------------------------------------------------------
+    def claims(self):
+        if self._claims is None:
+            claims = []
+            for entry in self.mapping.entries:
+                works = tuple(d for d in entry.dtypes if self._probe(entry, d))
+                if works:
+                    claims.append(entry.claim(works))
+            self._claims = claims
+        return self._claims
+
+    def _probe(self, entry: framework_ops.Entry, dtype: str) -> bool:
+        spec = self.specs[entry.op]
+        inputs = probe_inputs(spec, entry, dtype)
+        call = _ProbeCall(entry.op, dtype, inputs, probe_attributes(spec, entry))
+        try:
+            with np.errstate(all="ignore"):
+                got = self._compute(entry, call)
+            if got.dtype != next(iter(inputs.values())).dtype or got.shape != next(iter(inputs.values())).shape:
+                raise TypeError(f"returned {got.dtype}{list(got.shape)} for {dtype}[2, 3] input")
+        except Exception as exc:  # the framework's own error is the reason shown on the unclaimed cases
+            self._unclaimed[(entry.op, dtype)] = f"{self.backend}: {entry.qualified} on {dtype}: {_first_error_line(exc)}"
+            return False
+        return True
+
+    def why_unclaimed(self, op, standard, version, dtype):
+        if self._claims is None:
+            self.claims()
+        why = self.mapping.absent.get(op)
+        if why:
+            return f"{self.backend}: {why}"
+        return self._unclaimed.get((op, dtype))
+
+    # -- running ---------------------------------------------------------------------------
+    def _entry(self, call) -> framework_ops.Entry:
+        for entry in self.mapping.for_op(call.op):
+            if entry.accepts(call.attributes):
+                return entry
+        raise Unsupported(f"{self.backend} has no {call.op} with attributes {dict(call.attributes)} "
+                          f"({Path(self._path).name})")
+
+    def _compute(self, entry: framework_ops.Entry, call) -> np.ndarray:
+        if self.flatten and not entry.channel_of:
+            return self._compute_flat(entry, call)
+        fn = self.function(entry, call)
+        args = []
+        for name, arr in call.inputs.items():
+            of = entry.channel_of.get(name)
+            if of is not None:
+                arr = framework_ops.channel_vector(arr, call.inputs[of].shape)
+            args.append(self.to_framework(np.require(arr, requirements="C"), call.dtype))  # keeps rank 0
+        return self.to_numpy(fn(*args, **entry.kwargs(call.attributes)))
+
+    def _compute_flat(self, entry: framework_ops.Entry, call) -> np.ndarray:
+        first = next(iter(call.inputs.values()))
+        size = max(64, 1 << max(first.size - 1, 0).bit_length())
+        args = []
+        for arr in call.inputs.values():
+            flat = np.zeros(size, dtype=arr.dtype)
+            flat[:arr.size] = np.ravel(arr)
+            args.append(self.to_framework(flat, call.dtype))
+        fn = self.function(entry, call)
+        y = self.to_numpy(fn(*args, **entry.kwargs(call.attributes)))
+        return y[:first.size].reshape(first.shape)
+
+    def run(self, call):
+        y = self._compute(self._entry(call), call)
+        if call.in_place:
+            next(iter(call.out.values()))[...] = y
+            return None
+        return y
+
+
+class _ProbeCall:
+    """The parts of a :class:`specgen.adapters.base.Call` a probe needs."""
+
+    def __init__(self, op: str, dtype: str, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, Any]):
+        self.op, self.dtype, self.inputs, self.attributes = op, dtype, dict(inputs), dict(attributes)
+        self.in_place = False
+        self.case_id = f"probe:{op}/{dtype}"
