@@ -553,6 +553,34 @@ def _linear_small(f, side: str) -> Critical:
     return Critical(base.name, base.meaning, side, lambda t, d: abs(t) < 1 and base.test(t, d))
 
 
+def _from(value, name: str, meaning: str, side: str) -> Critical:
+    """The argument ``value`` (a number, or a function of the type: ``value(dtype)``) itself on the
+    side ``side``: the predicate |t| >= value flips there, so the corpus gets the value and its
+    neighbour (round's halves, where the direction of a tie shows)."""
+    def test(t, d):
+        v = value(d) if callable(value) else value
+        return abs(t) >= v
+    return Critical(name, meaning, side, test)
+
+
+def _largest_half(dtype: str) -> float:
+    """The largest half-integer of the type, 2^(p-1) - 1/2 (above it every value is an integer)."""
+    from specgen.numerics.ulp import FORMATS
+    return 2.0 ** (FORMATS[dtype].precision - 1) - 0.5
+
+
+def _integral(dtype: str) -> float:
+    from specgen.numerics.ulp import FORMATS
+    return 2.0 ** (FORMATS[dtype].precision - 1)
+
+
+# round's ties: 0.5 and 2.5 go down to the even 0 and 2, 1.5 and 3.5 up; the last half-integer of the type
+_TIES = tuple(_from(v, f"tie{sign}{v}", f"a half-integer ({v}): ties to even", sign)
+              for v in (0.5, 1.5, 2.5, 3.5) for sign in "+-") + \
+    tuple(_from(_largest_half, f"largest-tie{sign}", "the largest half-integer of the type", sign) for sign in "+-")
+# above 2^(p-1) every value of the type is an integer: rounding is the identity
+_INTEGRAL = tuple(_from(_integral, f"integral{sign}", "every value from here on is an integer", sign) for sign in "+-")
+
 _ANNEX_F_ODD = ((0.0, 0.0), (-0.0, -0.0), (_NAN, _NAN))  # f(+-0) = +-0, NaN propagates
 
 _UNARY_MATH = [
@@ -615,18 +643,18 @@ _UNARY_MATH = [
     # rounding to an integer: exact (OpenCL-CTS: 0 ULP), rational, monotone non-decreasing; IEEE 754
     # roundToIntegral keeps the sign of a zero result (floor(-0) = -0, ceil(-0.5) = -0)
     Function("floor", 1, 1, np.floor, "np.floor({0})", mpmath.floor, "largest integer <= x",
-             exact=lambda q: Fraction(math.floor(q)), monotone="increasing",
+             exact=lambda q: Fraction(math.floor(q)), monotone="increasing", critical=_INTEGRAL,
              annex_f=((0.0, 0.0), (-0.0, -0.0), (-0.5, -1.0), (math.inf, math.inf), (-math.inf, -math.inf), (_NAN, _NAN))),
     Function("ceil", 1, 1, np.ceil, "np.ceil({0})", mpmath.ceil, "smallest integer >= x",
-             exact=lambda q: Fraction(math.ceil(q)), monotone="increasing",
+             exact=lambda q: Fraction(math.ceil(q)), monotone="increasing", critical=_INTEGRAL,
              annex_f=((0.0, 0.0), (-0.0, -0.0), (-0.5, -0.0), (math.inf, math.inf), (-math.inf, -math.inf), (_NAN, _NAN))),
     Function("round", 1, 1, np.rint, "np.rint({0})", _mp_round_half_even,
              "nearest integer, ties to even (IEEE 754 roundToIntegralTiesToEven)",
-             exact=_exact_round_half_even, monotone="increasing",
+             exact=_exact_round_half_even, monotone="increasing", critical=_TIES + _INTEGRAL,
              annex_f=((0.5, 0.0), (1.5, 2.0), (2.5, 2.0), (-0.5, -0.0), (-2.5, -2.0), (-0.0, -0.0),
                       (math.inf, math.inf), (_NAN, _NAN))),
     Function("trunc", 1, 1, np.trunc, "np.trunc({0})", _mp_trunc, "integer part, towards zero",
-             exact=lambda q: Fraction(math.trunc(q)), monotone="increasing",
+             exact=lambda q: Fraction(math.trunc(q)), monotone="increasing", critical=_INTEGRAL,
              annex_f=((-0.5, -0.0), (0.5, 0.0), (-1.5, -1.0), (math.inf, math.inf), (_NAN, _NAN))),
 ]
 FUNCTIONS.update({f.name: f for f in _UNARY_MATH})
