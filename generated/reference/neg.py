@@ -31,12 +31,13 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 OPERATOR = 'Neg'
 ATTRIBUTES = []
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'onnx': {}, 'webnn': {}}
+DEFAULTS = {'directml': {}, 'onnx': {}, 'webnn': {}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'onnx': 'applied', 'webnn': 'applied'}
+DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
-DTYPES = {'onnx': {'1': ['float64', 'float32', 'float16'],
+DTYPES = {'directml': {'5_0': ['float32', 'float16', 'int64', 'int32', 'int16', 'int8']},
+ 'onnx': {'1': ['float64', 'float32', 'float16'],
           '6': ['float64', 'float32', 'float16', 'int64', 'int32', 'int16', 'int8'],
           '13': ['bfloat16', 'float64', 'float32', 'float16', 'int64', 'int32', 'int16', 'int8']},
  'webnn': {'2026-06-26': ['float32', 'float16', 'int64', 'int32', 'int8']}}
@@ -56,12 +57,12 @@ def _formula_exact(x):
 
 
 # The formula each standard defines.
-FORMULA = {'onnx': _formula, 'webnn': _formula}
-FORMULA_EXACT = {'onnx': _formula_exact, 'webnn': _formula_exact}
+FORMULA = {'directml': _formula, 'onnx': _formula, 'webnn': _formula}
+FORMULA_EXACT = {'directml': _formula_exact, 'onnx': _formula_exact, 'webnn': _formula_exact}
 
 
 def neg(x, *, standard='onnx', version=None):
-    """Neg of ``x`` as ``standard`` (onnx, webnn) defines it; ``version``
+    """Neg of ``x`` as ``standard`` (directml, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]

@@ -4,7 +4,7 @@
 """Neg: which calls each standard allows. ``validate(standard, version, tensors,
 attributes) -> list[str]``: every violation, empty when legal. Example (a legal call, so []):
 
-    validate('onnx', '13', {'x': {'dtype': 'bfloat16', 'sizes': [2, 3]}, 'y': {'dtype': 'bfloat16', 'sizes': [2, 3]}}, {})
+    validate('directml', '5_0', {'x': {'dtype': 'float32', 'sizes': [2, 3]}, 'y': {'dtype': 'float32', 'sizes': [2, 3]}}, {})
 """
 from ._checks import check
 
@@ -13,7 +13,34 @@ OP = {'id': 'neg', 'name': 'Neg', 'inputs': ['x'], 'outputs': ['y'], 'attributes
 # Per standard: names, required attributes, constraints between tensors, layout rules and the
 # table of each version (dtypes and [min, max] ranks per tensor;
 # None = unbounded or unspecified).
-STANDARDS = {'onnx': {'title': 'ONNX',
+STANDARDS = {'directml': {'title': 'DirectML',
+              'operator': 'DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC',
+              'version_kind': 'feature level',
+              'version_label': 'DML_FEATURE_LEVEL_{version}',
+              'tensor_names': {'x': 'InputTensor', 'y': 'OutputTensor'},
+              'attribute_names': {},
+              'required': [],
+              'constraints': [[['x', 'y'], ['data_type', 'dimension_count', 'sizes']]],
+              'strides': True,
+              'zero_sizes': False,
+              'unknown_attributes': 'rejected',
+              'nonfinite_attributes': 'allowed',
+              'versions': {'5_0': {'tensors': {'x': {'dtypes': ['float32',
+                                                                'float16',
+                                                                'int64',
+                                                                'int32',
+                                                                'int16',
+                                                                'int8'],
+                                                     'ranks': [1, 8]},
+                                               'y': {'dtypes': ['float32',
+                                                                'float16',
+                                                                'int64',
+                                                                'int32',
+                                                                'int16',
+                                                                'int8'],
+                                                     'ranks': [1, 8]}},
+                                   'extra_attributes': {}}}},
+ 'onnx': {'title': 'ONNX',
           'operator': 'Neg',
           'version_kind': 'opset version',
           'version_label': 'opset {version}',
