@@ -45,11 +45,11 @@ class CorrectUnaryMath(Correct):
     """Correct: ScaleBias in float32 first, then the function in float64, rounded once."""
 
     description = "fake: unary math, correct"
-    standards = ("onnx", "directml")
+    standards = ("onnx", "directml", "onednn")
 
     def claims(self):
         return [Claim(op=op, standard=std, dtypes=FLOATS, in_place=True, strided=True, rejects=True)
-                for op in OPS for std in self.standards if std == "onnx" or op == "sin"]
+                for op in OPS for std in self.standards if std in self.specs[op].standards]
 
     def function(self, name):
         return {"round": np.rint, "sin": np.sin, "floor": np.floor}[name]
