@@ -27,12 +27,13 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 OPERATOR = 'Round'
 ATTRIBUTES = []
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'onnx': {}, 'webnn': {}}
+DEFAULTS = {'onednn': {}, 'onnx': {}, 'webnn': {}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'onnx': 'applied', 'webnn': 'applied'}
+DEFAULT_KIND = {'onednn': 'none', 'onnx': 'applied', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
-DTYPES = {'onnx': {'11': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']},
+DTYPES = {'onednn': {'current': ['float32', 'float16', 'bfloat16']},
+ 'onnx': {'11': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']},
  'webnn': {'2026-06-26': ['float32', 'float16']}}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
@@ -44,11 +45,11 @@ def _formula(x):
 
 
 # The formula each standard defines.
-FORMULA = {'onnx': _formula, 'webnn': _formula}
+FORMULA = {'onednn': _formula, 'onnx': _formula, 'webnn': _formula}
 
 
 def round_even(x, *, standard='onnx', version=None):
-    """Round of ``x`` as ``standard`` (onnx, webnn) defines it; ``version``
+    """Round of ``x`` as ``standard`` (onednn, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]

@@ -4,7 +4,7 @@
 """Log: which calls each standard allows. ``validate(standard, version, tensors,
 attributes) -> list[str]``: every violation, empty when legal. Example (a legal call, so []):
 
-    validate('onnx', '13', {'x': {'dtype': 'bfloat16', 'sizes': [2, 3]}, 'y': {'dtype': 'bfloat16', 'sizes': [2, 3]}}, {})
+    validate('onednn', 'current', {'x': {'dtype': 'float32', 'sizes': [2, 3]}, 'y': {'dtype': 'float32', 'sizes': [2, 3]}}, {})
 """
 from ._checks import check
 
@@ -13,7 +13,24 @@ OP = {'id': 'log', 'name': 'Log', 'inputs': ['x'], 'outputs': ['y'], 'attributes
 # Per standard: names, required attributes, constraints between tensors, layout rules and the
 # table of each version (dtypes and [min, max] ranks per tensor;
 # None = unbounded or unspecified).
-STANDARDS = {'onnx': {'title': 'ONNX',
+STANDARDS = {'onednn': {'title': 'oneDNN Graph',
+            'operator': 'Log',
+            'version_kind': 'release',
+            'version_label': 'oneDNN Graph ({version})',
+            'tensor_names': {'x': 'src', 'y': 'dst'},
+            'attribute_names': {},
+            'required': [],
+            'constraints': [[['x', 'y'], ['data_type']], [['x', 'y'], ['dimension_count', 'sizes']]],
+            'strides': True,
+            'zero_sizes': True,
+            'unknown_attributes': 'rejected',
+            'nonfinite_attributes': 'allowed',
+            'versions': {'current': {'tensors': {'x': {'dtypes': ['float32', 'float16', 'bfloat16'],
+                                                       'ranks': None},
+                                                 'y': {'dtypes': ['float32', 'float16', 'bfloat16'],
+                                                       'ranks': None}},
+                                     'extra_attributes': {}}}},
+ 'onnx': {'title': 'ONNX',
           'operator': 'Log',
           'version_kind': 'opset version',
           'version_label': 'opset {version}',
