@@ -46,13 +46,8 @@ def _formula(x):
     return 1.0 / x
 
 
-# onednn: where(x == 0, inf, 1 / x)
-def _formula_onednn(x):
-    return np.where(x == 0.0, np.inf, 1.0 / x)
-
-
 # The formula each standard defines.
-FORMULA = {'onnx': _formula, 'webnn': _formula, 'onednn': _formula_onednn}
+FORMULA = {'onednn': _formula, 'onnx': _formula, 'webnn': _formula}
 
 
 def reciprocal(x, *, standard='onnx', version=None):
