@@ -783,7 +783,14 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     for i in rest:
         q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else float(flat[k][i]))
                                   for k in names}, **attrs64})
-        if isinstance(q, float):  # nan/inf from mpmath
+        if isinstance(q, float):  # nan/inf from mpmath, or a division by an exact zero
+            if math.isnan(q) and out_kind.is_float:
+                # x / +-0 is an infinity of IEEE 754 (1 / -0 = -inf, 0 / 0 = NaN), not a NaN: the exact
+                # rationals have no signed zero, so take the formula's literal IEEE value there
+                if ieee is None:
+                    with np.errstate(all="ignore"):
+                        ieee = np.broadcast_to(evaluate(node, {**env64, **attrs64}), (size,))
+                q = float(ieee[i]) if math.isinf(ieee[i]) else q
             exact_vals.append(q)
             continue
         if out_kind.is_float:
