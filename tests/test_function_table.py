@@ -116,3 +116,34 @@ def test_the_table_rows_are_complete():
             fa, fb = row.numpy(np.float64(a)), row.numpy(np.float64(b))
             assert (fa < fb) if row.monotone == "increasing" else (fa > fb), name
         assert math.isfinite(row.libm_rel)
+
+
+def test_the_ieee_special_cases_of_the_rows_hold_for_numpy_and_the_golden_values():
+    """C99 Annex F's special cases, data of each row (``annex_f``): numpy's evaluation and the golden
+    values (float32, through the spec's 'formula' outcome for non-finite inputs) give each result,
+    the sign of a zero included."""
+    from types import SimpleNamespace
+
+    from specgen.formula.parser import parse_formula
+    from specgen.numerics.exact import golden
+
+    def same(a, b):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+
+    rows = [r for r in FUNCTIONS.values() if r.annex_f]
+    assert {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+            "floor", "ceil", "round", "trunc"} <= {r.name for r in rows}
+    finite_only = SimpleNamespace(outcomes=lambda standard=None: ("formula",), default=("formula",), per_standard={},
+                                  recommended="formula")
+    for row in rows:
+        node = parse_formula(f"{row.name}(x)", ["x"], [])
+        spec = SimpleNamespace(id="fake", path="specs/fake.yaml", formula_for=lambda s, node=node: node,
+                               special_values={k: finite_only for k in ("nan", "pos_inf", "neg_inf")})
+        x = np.array([a for a, _ in row.annex_f], dtype=np.float32)
+        with np.errstate(all="ignore"):
+            by_numpy = row.numpy(x)
+        by_golden = golden(spec, {"x": x}, {}, "float32").y
+        for (arg, want), got_np, got_g in zip(row.annex_f, by_numpy, by_golden):
+            want32 = float(np.float32(want))
+            assert same(float(got_np), want32), f"numpy {row.name}({arg}) = {got_np}, Annex F: {want}"
+            assert same(float(got_g), want32), f"golden {row.name}({arg}) = {got_g}, Annex F: {want}"

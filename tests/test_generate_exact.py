@@ -95,7 +95,7 @@ def formula_oracle(node, x: Fraction, a: dict, **others: Fraction) -> Fraction |
             v = ev(node)
         except (ZeroDivisionError, ValueError):
             return None
-        if not mpmath.isfinite(v):
+        if isinstance(v, mpmath.mpc) or not mpmath.isfinite(v):  # log(-1), sqrt(-1): complex, NaN in IEEE
             return None
         return _mp_fraction(v)
 

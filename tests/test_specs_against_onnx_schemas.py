@@ -34,6 +34,12 @@ DELIBERATE = {
                   "the spec lists the numeric part of the type constraint; and a binding has one "
                   "type_param, V (opsets 14 onwards), where opsets 1 and 13 say T",
     } for v in ("1", "13", "14", "16", "19", "21", "23", "24", "25")},
+    ("erf", "9"): {
+        "dropped_types": ["int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8"],
+        "reason": "Erf-9 lists integer tensors, which Erf-13 drops; specgen requires every version to support "
+                  "all its predecessor did (specgen/spec/loader.py), so the spec lists Erf-9's float types only "
+                  "(an integer erf would round erf(x), in (-1, 1), to 0 or +-1)",
+    },
 }
 
 
@@ -88,8 +94,10 @@ def test_onnx_version_matches_schema(op_id, version):
     expected = {ONNX_TYPES[t] for t in constraint.allowed_type_strs if t in ONNX_TYPES}
     left_out = [t for t in constraint.allowed_type_strs if t not in ONNX_TYPES]
     assert bool(left_out) == bool(deliberate.get("unrepresentable_types")), left_out
+    dropped = set(deliberate.get("dropped_types", ()))
+    assert dropped <= expected
     for tensor in entry.tensors.values():
-        assert set(tensor.dtypes) == expected
+        assert set(tensor.dtypes) == expected - dropped
 
 
 def test_every_deliberate_difference_names_a_listed_version_and_a_reason():

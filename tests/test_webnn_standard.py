@@ -22,7 +22,12 @@ WEBNN_NAME = {"hard_sigmoid": "hardSigmoid", "softsign": "softsign", "shrink": N
               "elu": "elu", "softplus": "softplus", "sigmoid": "sigmoid", "tanh": "tanh", "scaled_tanh": None,
               "swish": None, "parametric_softplus": None, "gelu": "gelu", "relu": "relu", "leaky_relu": "leakyRelu",
               "linear": "linear", "hard_swish": "hardSwish", "identity": "identity", "celu": None, "selu": None,
-              "thresholded_relu": None}
+              "thresholded_relu": None,
+              # issue 23's unary math family: WebNN's element-wise unary operations
+              "absolute": "abs", "neg": "neg", "reciprocal": "reciprocal", "sqrt": "sqrt", "exp": "exp", "log": "log",
+              "erf": "erf", "sin": "sin", "cos": "cos", "tan": "tan", "floor": "floor", "ceil": "ceil",
+              "round_even": "roundEven", "sign": "sign", "asin": None, "acos": None, "atan": None, "sinh": None,
+              "cosh": None, "asinh": None, "acosh": None, "atanh": None}
 # Specs WebNN defines whose webnn row is still to be written (docs/webnn.md has their options).
 PENDING: set[str] = set()
 
@@ -51,10 +56,11 @@ def test_every_spec_that_webnn_defines_has_a_webnn_row():
 
 def test_which_webnn_operators_the_specs_name_and_which_not():
     named = sorted(s.standards["webnn"].operator for s in SPECS.values() if "webnn" in s.standards)
-    assert named == ["elu", "gelu", "hardSigmoid", "hardSwish", "identity", "leakyRelu", "linear", "prelu", "relu",
-                     "sigmoid", "softplus", "softsign", "tanh"]
+    assert named == sorted(["elu", "gelu", "hardSigmoid", "hardSwish", "identity", "leakyRelu", "linear", "prelu",
+                            "relu", "sigmoid", "softplus", "softsign", "tanh", "abs", "ceil", "cos", "erf", "exp",
+                            "floor", "log", "neg", "reciprocal", "roundEven", "sign", "sin", "sqrt", "tan"])
     missing = [o for o in OPERATORS if o not in named]
-    assert len(missing) == 82
+    assert len(missing) == 68
     assert [o for o in ACTIVATION_FAMILY if o in missing] == [o for o in ACTIVATION_FAMILY if o not in named]
 
 
@@ -125,5 +131,5 @@ def test_standard_rules_are_validated(tmp_path):
         load_standards(bad)
     message = str(exc.value)
     # the schema (specgen/schemas/standards.schema.json) says what is allowed, with file:line:column
-    assert "_standards.yaml:93:5: standards.webnn.attribute_cast:" in message and "float32, input" in message
-    assert "_standards.yaml:94:5: standards.webnn.unknown_attributes:" in message and "rejected, ignored" in message
+    assert "_standards.yaml:110:5: standards.webnn.attribute_cast:" in message and "float32, input" in message
+    assert "_standards.yaml:111:5: standards.webnn.unknown_attributes:" in message and "rejected, ignored" in message

@@ -137,7 +137,7 @@ class Browser:
     def __init__(self, exe: Path):
         self.exe = exe
         self.profile = tempfile.mkdtemp(prefix="specgen-webnn-")
-        self.log_path = os.path.join(self.profile, "chromium.log")
+        self.log_path = os.path.join(self.profile, "chromium-stderr.txt")
         page = os.path.join(self.profile, "specgen.html")
         with open(page, "w") as f:
             f.write(PAGE)

@@ -60,6 +60,10 @@ class Libm:
     exact: dict = field(default_factory=dict)  # argument -> exact result (rational points)
     range: tuple[float, float] = (-math.inf, math.inf)  # every value lies here (tanh: [-1, 1])
     sign: str | None = None  # "positive" (> 0 everywhere) or "argument" (f(0) = 0, increasing)
+    # False: the function is not monotone on its domain (sin, cos, tan, cosh): the fast path encloses
+    # its value at exact (point) arguments only; an argument interval goes to mpmath
+    # (specgen.numerics.ziv, the row's ``mp_image``)
+    monotone: bool = True
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,14 @@ class Function:
     libm: Libm | None = None  # the fast golden-value path (None: per element in mpmath)
     rewrites: tuple[tuple[str, str], ...] = ()  # (pattern, replacement) identities for the enclosures
     critical: tuple[Critical, ...] = ()  # arguments where the behaviour in a float type changes
+    # A rigorous image of an argument interval at working precision, for a function that is not
+    # monotone (sin, cos, tan, cosh): (lo, hi, prec) as mpmath mpf tuples -> (lo, hi); None: the
+    # images of the ends (``monotone``) serve (specgen.numerics.ziv)
+    mp_image: Callable | None = None
+    # The IEEE 754 / C99 Annex F special cases (F.10) as data: argument -> result, both as Python
+    # floats ("nan" keys are math.nan); tests/test_function_table.py checks numpy, the golden values
+    # and the mpmath meaning against it
+    annex_f: tuple[tuple[float, float], ...] = ()
 
     def budget(self, dtype: str) -> float | None:
         """The accepted error of a kernel's implementation computing in ``dtype``, in ULPs of
@@ -283,7 +295,7 @@ _F, _L = np.float64, np.longdouble
 _INF = math.inf
 
 
-def _libm(f64, ld, ulps64, ulps_ld, measured64, measured_ld, **kw) -> Libm:
+def _libm(f64, ld, ulps64, ulps_ld, measured64, measured_ld, **kw) -> Libm:  # noqa: PLR0913
     """numpy's float64 and (where given) x87 long double implementations with their bounds."""
     numpy, ulps, measured = {_F: f64}, {_F: ulps64}, {_F: measured64}
     if ld is not None:
@@ -312,6 +324,12 @@ BUDGETS = {
     "exp": _budget(4.0, 2.0), "expm1": _budget(4.0, 2.0), "log": _budget(4.0, 2.0), "log1p": _budget(4.0, 2.0),
     "sqrt": _budget(3.0, 1.5), "tanh": _budget(5.0, 2.0), "erf": _budget(16.0, 4.0), "erfc": _budget(16.0, 4.0),
     "pow": _budget(16.0, 4.0),
+    # function_list.cpp (KhronosGroup/OpenCL-CTS, commit 04033bf): sin, cos, sinh, cosh, asin, acos,
+    # asinh, acosh 4 / 2; tan, atan, atanh 5 / 2 (tan's half limit 2.5 since PR #2707)
+    "sin": _budget(4.0, 2.0), "cos": _budget(4.0, 2.0), "tan": _budget(5.0, 2.5),
+    "asin": _budget(4.0, 2.0), "acos": _budget(4.0, 2.0), "atan": _budget(5.0, 2.0),
+    "sinh": _budget(4.0, 2.0), "cosh": _budget(4.0, 2.0),
+    "asinh": _budget(4.0, 2.0), "acosh": _budget(4.0, 2.0), "atanh": _budget(5.0, 2.0),
 }
 
 
@@ -387,6 +405,259 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("pow", 2, 2, np.power, "np.power({0}, {1})", _mp_pow, "x to the y", interval=_iv_pow, ulps=BUDGETS["pow"],
              libm=_libm(np.power, np.power, 8, 8, 0.70, 0.90, domain=(0.0, _INF), range=(0.0, _INF))),
 ]}
+
+
+# ----------------------------------------------------------------------------- trigonometric, hyperbolic, rounding
+# The rows of issue 23's unary math operators. Their IEEE special cases are C99 Annex F (F.10.1 to
+# F.10.6, F.10.9): the ``annex_f`` pairs, argument -> result, which numpy follows and the golden
+# values reproduce (tests/test_function_table.py checks both).
+
+def _real(f):
+    """An mpmath function restricted to the reals: NaN where its value is complex (asin(2),
+    acosh(0.5), atanh(2): C99 Annex F's domain errors)."""
+    def real(x):
+        v = f(x)
+        return mpmath.nan if isinstance(v, mpmath.mpc) else v
+    real.__name__ = f.__name__
+    return real
+
+
+def _iv_image(name: str):
+    """A rigorous image of an argument interval by mpmath's interval arithmetic (``mpmath.iv``),
+    which reduces large arguments at enough precision itself: (lo, hi, prec) mpf tuples -> (lo, hi)."""
+    def image(lo, hi, prec):
+        ctx = mpmath.iv
+        saved = ctx.prec
+        ctx.prec = prec
+        try:
+            r = getattr(ctx, name)(ctx.make_mpf((lo, hi)))
+        finally:
+            ctx.prec = saved
+        return r._mpi_
+    return image
+
+
+def _mp_cosh_image(lo, hi, prec):
+    """cosh over [lo, hi]: cosh(|t|) is increasing, so the image runs from cosh of the smallest |t|
+    (0 when the interval holds 0) to cosh of the largest, each end by mpmath.iv's exp."""
+    from mpmath import libmp
+    ctx = mpmath.iv
+    saved = ctx.prec
+    ctx.prec = prec
+    try:
+        def at(t):
+            x = ctx.make_mpf((t, t))
+            return (ctx.exp(x) + ctx.exp(-x)) / 2
+        a, b = libmp.mpf_abs(lo), libmp.mpf_abs(hi)
+        straddle = libmp.mpf_lt(lo, libmp.fzero) and libmp.mpf_lt(libmp.fzero, hi)
+        small, large = (a, b) if libmp.mpf_le(a, b) else (b, a)
+        low = libmp.fone if straddle else at(small)._mpi_[0]
+        return low, at(large)._mpi_[1]
+    finally:
+        ctx.prec = saved
+
+
+def _iv_periodic(shift: float):
+    """The error model's image of sin (shift 0) or cos (shift pi/2) over float64 argument intervals:
+    the end values, widened to +-1 where a maximum or minimum lies inside; intervals wider than a
+    period, beyond 2**20 or not finite give [-1, 1]."""
+    def image(a):
+        lo, hi = a
+        with np.errstate(all="ignore"):
+            f = np.sin if shift == 0 else np.cos
+            y0, y1 = f(lo), f(hi)
+            out_lo, out_hi = np.minimum(y0, y1), np.maximum(y0, y1)
+            # maxima of sin(t + shift) at t = pi/2 - shift + 2k pi, minima at -pi/2 - shift + 2k pi
+            for peak, value in ((np.pi / 2 - shift, 1.0), (-np.pi / 2 - shift, -1.0)):
+                k = np.ceil((lo - peak) / (2 * np.pi))
+                inside = peak + 2 * np.pi * k <= hi
+                out_lo = np.where(inside & (value < 0), -1.0, out_lo)
+                out_hi = np.where(inside & (value > 0), 1.0, out_hi)
+            wide = ~(np.isfinite(lo) & np.isfinite(hi)) | (hi - lo >= 2 * np.pi) | (np.abs(lo) > 2.0 ** 20) \
+                | (np.abs(hi) > 2.0 ** 20)
+            wide &= lo != hi
+            return np.where(wide, -1.0, out_lo), np.where(wide, 1.0, out_hi)
+    return image
+
+
+def _iv_tan(a):
+    """The error model's image of tan: increasing between its poles (pi/2 + k pi); an interval that
+    holds a pole, is wider than pi, beyond 2**20 or not finite is unbounded."""
+    lo, hi = a
+    with np.errstate(all="ignore"):
+        k = np.ceil((lo - np.pi / 2) / np.pi)
+        pole = (np.pi / 2 + np.pi * k <= hi) & (lo != hi)
+        wide = ~(np.isfinite(lo) & np.isfinite(hi)) | (hi - lo >= np.pi) | (np.abs(lo) > 2.0 ** 20) | (np.abs(hi) > 2.0 ** 20)
+        wide = (wide | pole) & (lo != hi)
+        return np.where(wide, -np.inf, np.tan(lo)), np.where(wide, np.inf, np.tan(hi))
+
+
+def _iv_cosh(a):
+    lo, hi = a
+    with np.errstate(all="ignore"):
+        straddle = (lo < 0) & (hi > 0)
+        small = np.minimum(np.abs(lo), np.abs(hi))
+        return np.where(straddle, 1.0, np.cosh(small)), np.cosh(np.maximum(np.abs(lo), np.abs(hi)))
+
+
+def _exact_round_half_even(q):
+    return Fraction(round(q))  # Fraction.__round__ without ndigits: ties to even
+
+
+def _mp_round_half_even(x):
+    return mpmath.nint(x)  # ties to even, like Python's round
+
+
+def _mp_trunc(x):
+    return mpmath.floor(x) if x >= 0 else mpmath.ceil(x)
+
+
+_PI_2 = math.pi / 2
+_X87 = np.finfo(np.longdouble).nmant >= 63  # x87 extended long double (specgen.numerics.libm.LONGDOUBLE_OK)
+
+
+def _via_longdouble(f):
+    """numpy's long double ``f`` (glibc's sinl, cosl, tanl: full range reduction) rounded to float64:
+    numpy's own float64 sin/cos/tan (SIMD on x86-64) is 7.95 ULP off at cos(5.319372648326541e255),
+    a near-zero of cos that a large argument reaches; through long double it is within 0.52 ULP."""
+    def f64(x):
+        return np.asarray(f(np.asarray(x, dtype=np.longdouble)), dtype=np.float64)
+    return f64
+
+
+def _trig_libm(f64, ld, ulps64, ulps_ld, measured64, measured_ld, **kw) -> Libm | None:
+    """The fast path of sin, cos, tan: through x87 long double only (elsewhere per element in mpmath)."""
+    return _libm(f64, ld, ulps64, ulps_ld, measured64, measured_ld, **kw) if _X87 else None
+_NAN = math.nan
+
+
+def _odd_limit(f, limit_name: str, limit):
+    """Where an increasing function rounds to its horizontal asymptote (atan: pi/2) on t > 0."""
+    return Critical("saturation+", f"the function rounds to its limit {limit_name}", "+",
+                    lambda t, d: _rn(f(t), d) == _rn(limit(), d))
+
+
+def _overflow(f, side: str) -> Critical:
+    return Critical(f"overflow{side}", "the function rounds to an infinity", side,
+                    lambda t, d: abs(_rn(f(t), d)) == math.inf)
+
+
+def _one(f) -> Critical:
+    """Where f(t) (f(0) = 1, even) stops rounding to 1 on 0 < t < 1."""
+    return Critical("one", "the function rounds to 1", "+", lambda t, d: t < 1 and _rn(f(t), d) == 1)
+
+
+def _linear_small(f, side: str) -> Critical:
+    """_linear restricted to |t| < 1, where it flips once (periodic functions come back near t)."""
+    base = _linear(f, side)
+    return Critical(base.name, base.meaning, side, lambda t, d: abs(t) < 1 and base.test(t, d))
+
+
+def _from(value, name: str, meaning: str, side: str) -> Critical:
+    """The argument ``value`` (a number, or a function of the type: ``value(dtype)``) itself on the
+    side ``side``: the predicate |t| >= value flips there, so the corpus gets the value and its
+    neighbour (round's halves, where the direction of a tie shows)."""
+    def test(t, d):
+        v = value(d) if callable(value) else value
+        return abs(t) >= v
+    return Critical(name, meaning, side, test)
+
+
+def _largest_half(dtype: str) -> float:
+    """The largest half-integer of the type, 2^(p-1) - 1/2 (above it every value is an integer)."""
+    from specgen.numerics.ulp import FORMATS
+    return 2.0 ** (FORMATS[dtype].precision - 1) - 0.5
+
+
+def _integral(dtype: str) -> float:
+    from specgen.numerics.ulp import FORMATS
+    return 2.0 ** (FORMATS[dtype].precision - 1)
+
+
+# round's ties: 0.5 and 2.5 go down to the even 0 and 2, 1.5 and 3.5 up; the last half-integer of the type
+_TIES = tuple(_from(v, f"tie{sign}{v}", f"a half-integer ({v}): ties to even", sign)
+              for v in (0.5, 1.5, 2.5, 3.5) for sign in "+-") + \
+    tuple(_from(_largest_half, f"largest-tie{sign}", "the largest half-integer of the type", sign) for sign in "+-")
+# above 2^(p-1) every value of the type is an integer: rounding is the identity
+_INTEGRAL = tuple(_from(_integral, f"integral{sign}", "every value from here on is an integer", sign) for sign in "+-")
+
+_ANNEX_F_ODD = ((0.0, 0.0), (-0.0, -0.0), (_NAN, _NAN))  # f(+-0) = +-0, NaN propagates
+
+_UNARY_MATH = [
+    Function("sin", 1, 1, np.sin, "np.sin({0})", mpmath.sin, "sine (radians)", interval=_iv_periodic(0.0),
+             ulps=BUDGETS["sin"], mp_image=_iv_image("sin"),
+             libm=_trig_libm(_via_longdouble(np.sin), np.sin, 4, 8, 0.517, 0.955, exact={0: 0}, range=(-1.0, 1.0), monotone=False),
+             critical=(_linear_small(mpmath.sin, "+"), _linear_small(mpmath.sin, "-")),
+             annex_f=_ANNEX_F_ODD + ((math.inf, _NAN), (-math.inf, _NAN))),
+    Function("cos", 1, 1, np.cos, "np.cos({0})", mpmath.cos, "cosine (radians)", interval=_iv_periodic(np.pi / 2),
+             ulps=BUDGETS["cos"], mp_image=_iv_image("cos"),
+             libm=_trig_libm(_via_longdouble(np.cos), np.cos, 4, 8, 0.517, 0.982, exact={0: 1}, range=(-1.0, 1.0), monotone=False),
+             critical=(_one(mpmath.cos),),
+             annex_f=((0.0, 1.0), (-0.0, 1.0), (math.inf, _NAN), (-math.inf, _NAN), (_NAN, _NAN))),
+    Function("tan", 1, 1, np.tan, "np.tan({0})", mpmath.tan, "tangent (radians)", interval=_iv_tan,
+             ulps=BUDGETS["tan"], mp_image=_iv_image("tan"),
+             libm=_trig_libm(_via_longdouble(np.tan), np.tan, 4, 8, 0.565, 1.515, exact={0: 0}, monotone=False),
+             critical=(_linear_small(mpmath.tan, "+"), _linear_small(mpmath.tan, "-")),
+             annex_f=_ANNEX_F_ODD + ((math.inf, _NAN), (-math.inf, _NAN))),
+    Function("asin", 1, 1, np.arcsin, "np.arcsin({0})", _real(mpmath.asin), "arc sine, on [-1, 1]",
+             monotone="increasing", domain=(-1.0, 1.0), ulps=BUDGETS["asin"],
+             libm=_libm(np.arcsin, np.arcsin, 8, 8, 0.788, 0.812, domain=(-1.0, 1.0), exact={0: 0}, sign="argument"),
+             critical=(_linear(mpmath.asin, "+"), _linear(mpmath.asin, "-")),
+             annex_f=_ANNEX_F_ODD + ((2.0, _NAN), (-2.0, _NAN), (math.inf, _NAN))),
+    Function("acos", 1, 1, np.arccos, "np.arccos({0})", _real(mpmath.acos), "arc cosine, on [-1, 1]",
+             monotone="decreasing", domain=(-1.0, 1.0), ulps=BUDGETS["acos"],
+             libm=_libm(np.arccos, np.arccos, 8, 8, 0.804, 1.305, domain=(-1.0, 1.0), exact={1: 0}, range=(0.0, _INF)),
+             annex_f=((1.0, 0.0), (2.0, _NAN), (-2.0, _NAN), (math.inf, _NAN), (_NAN, _NAN))),
+    Function("atan", 1, 1, np.arctan, "np.arctan({0})", mpmath.atan, "arc tangent", monotone="increasing",
+             ulps=BUDGETS["atan"],
+             libm=_libm(np.arctan, np.arctan, 8, 8, 0.548, 0.627, exact={0: 0}, sign="argument"),
+             critical=(_linear(mpmath.atan, "+"), _linear(mpmath.atan, "-"),
+                       _odd_limit(mpmath.atan, "pi/2", lambda: mpmath.pi / 2)),
+             annex_f=_ANNEX_F_ODD + ((math.inf, _PI_2), (-math.inf, -_PI_2))),
+    Function("sinh", 1, 1, np.sinh, "np.sinh({0})", mpmath.sinh, "hyperbolic sine", monotone="increasing",
+             ulps=BUDGETS["sinh"],
+             libm=_libm(np.sinh, np.sinh, 8, 12, 0.796, 2.344, exact={0: 0}, sign="argument"),
+             critical=(_linear(mpmath.sinh, "+"), _linear(mpmath.sinh, "-"), _overflow(mpmath.sinh, "+"),
+                       _overflow(mpmath.sinh, "-")),
+             annex_f=_ANNEX_F_ODD + ((math.inf, math.inf), (-math.inf, -math.inf))),
+    Function("cosh", 1, 1, np.cosh, "np.cosh({0})", mpmath.cosh, "hyperbolic cosine", interval=_iv_cosh,
+             ulps=BUDGETS["cosh"], mp_image=_mp_cosh_image,
+             libm=_libm(np.cosh, np.cosh, 8, 8, 0.753, 1.656, exact={0: 1}, range=(1.0, _INF), sign="positive",
+                        monotone=False),
+             critical=(_one(mpmath.cosh), _overflow(mpmath.cosh, "+"), _overflow(mpmath.cosh, "-")),
+             annex_f=((0.0, 1.0), (-0.0, 1.0), (math.inf, math.inf), (-math.inf, math.inf), (_NAN, _NAN))),
+    Function("asinh", 1, 1, np.arcsinh, "np.arcsinh({0})", mpmath.asinh, "inverse hyperbolic sine",
+             monotone="increasing", ulps=BUDGETS["asinh"],
+             libm=_libm(np.arcsinh, np.arcsinh, 8, 12, 0.64, 2.324, exact={0: 0}, sign="argument"),
+             critical=(_linear(mpmath.asinh, "+"), _linear(mpmath.asinh, "-")),
+             annex_f=_ANNEX_F_ODD + ((math.inf, math.inf), (-math.inf, -math.inf))),
+    Function("acosh", 1, 1, np.arccosh, "np.arccosh({0})", _real(mpmath.acosh), "inverse hyperbolic cosine, on [1, inf)",
+             monotone="increasing", domain=(1.0, math.inf), ulps=BUDGETS["acosh"],
+             libm=_libm(np.arccosh, np.arccosh, 8, 12, 0.73, 2.143, domain=(1.0, _INF), exact={1: 0}, range=(0.0, _INF)),
+             annex_f=((1.0, 0.0), (0.5, _NAN), (-1.0, _NAN), (math.inf, math.inf), (-math.inf, _NAN), (_NAN, _NAN))),
+    Function("atanh", 1, 1, np.arctanh, "np.arctanh({0})", _real(mpmath.atanh), "inverse hyperbolic tangent, on [-1, 1]",
+             monotone="increasing", domain=(-1.0, 1.0), ulps=BUDGETS["atanh"],
+             libm=_libm(np.arctanh, np.arctanh, 8, 12, 0.571, 2.535, domain=(-1.0, 1.0), exact={0: 0}, sign="argument"),
+             critical=(_linear(mpmath.atanh, "+"), _linear(mpmath.atanh, "-")),
+             annex_f=_ANNEX_F_ODD + ((1.0, math.inf), (-1.0, -math.inf), (2.0, _NAN), (math.inf, _NAN))),
+    # rounding to an integer: exact (OpenCL-CTS: 0 ULP), rational, monotone non-decreasing; IEEE 754
+    # roundToIntegral keeps the sign of a zero result (floor(-0) = -0, ceil(-0.5) = -0)
+    Function("floor", 1, 1, np.floor, "np.floor({0})", mpmath.floor, "largest integer <= x",
+             exact=lambda q: Fraction(math.floor(q)), monotone="increasing", critical=_INTEGRAL,
+             annex_f=((0.0, 0.0), (-0.0, -0.0), (-0.5, -1.0), (math.inf, math.inf), (-math.inf, -math.inf), (_NAN, _NAN))),
+    Function("ceil", 1, 1, np.ceil, "np.ceil({0})", mpmath.ceil, "smallest integer >= x",
+             exact=lambda q: Fraction(math.ceil(q)), monotone="increasing", critical=_INTEGRAL,
+             annex_f=((0.0, 0.0), (-0.0, -0.0), (-0.5, -0.0), (math.inf, math.inf), (-math.inf, -math.inf), (_NAN, _NAN))),
+    Function("round", 1, 1, np.rint, "np.rint({0})", _mp_round_half_even,
+             "nearest integer, ties to even (IEEE 754 roundToIntegralTiesToEven)",
+             exact=_exact_round_half_even, monotone="increasing", critical=_TIES + _INTEGRAL,
+             annex_f=((0.5, 0.0), (1.5, 2.0), (2.5, 2.0), (-0.5, -0.0), (-2.5, -2.0), (-0.0, -0.0),
+                      (math.inf, math.inf), (_NAN, _NAN))),
+    Function("trunc", 1, 1, np.trunc, "np.trunc({0})", _mp_trunc, "integer part, towards zero",
+             exact=lambda q: Fraction(math.trunc(q)), monotone="increasing", critical=_INTEGRAL,
+             annex_f=((-0.5, -0.0), (0.5, 0.0), (-1.5, -1.0), (math.inf, math.inf), (_NAN, _NAN))),
+]
+FUNCTIONS.update({f.name: f for f in _UNARY_MATH})
 
 CONSTANTS = {"inf": (np.inf, mpmath.inf), "pi": (np.pi, mpmath.pi), "e": (np.e, mpmath.e)}
 

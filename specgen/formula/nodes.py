@@ -145,3 +145,20 @@ def walk(node: Node) -> Iterator[Node]:
 
 def names(node: Node, kind: str | None = None) -> set[str]:
     return {n.name for n in walk(node) if isinstance(n, Var) and (kind is None or n.kind == kind)}
+
+
+def substitute(node: Node, bound: dict) -> Node:
+    """``node`` with every variable named in ``bound`` replaced by its node (structure only)."""
+    if isinstance(node, Var) and node.name in bound:
+        return bound[node.name]
+    if isinstance(node, Unary):
+        return Unary(node.op, substitute(node.operand, bound), node.pos)
+    if isinstance(node, (Binary, Compare)):
+        return type(node)(node.op, substitute(node.left, bound), substitute(node.right, bound), node.pos)
+    if isinstance(node, Logical):
+        return Logical(node.op, tuple(substitute(o, bound) for o in node.operands), node.pos)
+    if isinstance(node, Not):
+        return Not(substitute(node.operand, bound), node.pos)
+    if isinstance(node, Call):
+        return Call(node.func, tuple(substitute(a, bound) for a in node.args), node.pos)
+    return node

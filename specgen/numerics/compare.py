@@ -646,6 +646,12 @@ class _FloatJudge(_Judge):
         overflow, cancelled = catastrophic(a, e, f, budget)
         if cancelled.any():
             cancelled &= ~self.zero_explained(acc, alt, f)
+        if overflow.any() and alt is not None:
+            # a subnormal input acting as a zero (flush_allowed) may give an infinity as exactly as
+            # it gives a zero: log(+0) = -inf, 1 / +0 = +inf, accepted by the flushed judgement
+            by_flush = np.zeros(self.shape, dtype=bool)
+            by_flush[alt["sub"]] = alt["ok"] & np.isinf(a[alt["sub"]])
+            overflow &= ~by_flush
         overflow &= finite & ~golden_equal
         cancelled &= finite & ~golden_equal
         ok &= ~(overflow | cancelled)

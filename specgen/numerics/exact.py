@@ -273,6 +273,15 @@ class _Interval:
         if f == "sign":
             a = self.eval(args[0])
             return _Iv(np.sign(a.v), np.zeros(self.shape, dtype=self.ft), a.bad | (np.abs(a.v) <= a.e))
+        row = FUNCTIONS[f]
+        if row.rational and row.monotone == "increasing" and len(args) == 1:  # floor, ceil, round, trunc
+            # monotone with equal images at both ends: constant on the enclosure, so exact (integer
+            # rounding of a float is exact in numpy); different images: a step inside, undecided
+            a = self.eval(args[0])
+            lo, hi = self.ends(a)
+            with np.errstate(all="ignore"):
+                r_lo, r_hi = row.numpy(lo), row.numpy(hi)
+            return _Iv(r_lo, np.zeros(self.shape, dtype=self.ft), a.bad | (r_lo != r_hi) | ~np.isfinite(r_lo))
         if f == "pow" and libm.supported(f, self.ft):
             b, x = self.eval(args[0]), self.eval(args[1])
             (b_lo, b_hi), (x_lo, x_hi) = self.ends(b), self.ends(x)
@@ -305,7 +314,7 @@ class _Interval:
     def from_ends(self, lo, hi, bad):
         with np.errstate(all="ignore"):
             v = lo + (hi - lo) / 2
-            v = np.where(np.isfinite(v), v, lo)
+            v = np.where(np.isfinite(v) & (lo != hi), v, lo)  # a point keeps its own value (-0 + 0 is +0)
             e = np.maximum(hi - v, v - lo) * self.inflate
             e = np.where(lo == hi, self.ft(0), np.nextafter(e, self.ft(np.inf)))
         return _Iv(v, e, bad | ~np.isfinite(v) | ~np.isfinite(e))
@@ -774,7 +783,14 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     for i in rest:
         q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else float(flat[k][i]))
                                   for k in names}, **attrs64})
-        if isinstance(q, float):  # nan/inf from mpmath
+        if isinstance(q, float):  # nan/inf from mpmath, or a division by an exact zero
+            if math.isnan(q) and out_kind.is_float:
+                # x / +-0 is an infinity of IEEE 754 (1 / -0 = -inf, 0 / 0 = NaN), not a NaN: the exact
+                # rationals have no signed zero, so take the formula's literal IEEE value there
+                if ieee is None:
+                    with np.errstate(all="ignore"):
+                        ieee = np.broadcast_to(evaluate(node, {**env64, **attrs64}), (size,))
+                q = float(ieee[i]) if math.isinf(ieee[i]) else q
             exact_vals.append(q)
             continue
         if out_kind.is_float:

@@ -57,13 +57,14 @@ class LibmFunction:
     measured: dict  # float type -> max ULP error measured (bench_libm.py, 1e6 points; documentation)
     range: tuple[float, float] = (-math.inf, math.inf)  # every value lies here
     sign: str | None = None  # "positive" | "argument" | None (specgen.formula.functions.Libm)
+    monotone: bool = True  # False (sin, cos, tan, cosh): point arguments only, an interval is ``bad``
 
 
 def _from_rows() -> dict[str, LibmFunction]:
     from specgen.formula.functions import FUNCTIONS
 
     return {name: LibmFunction(name, f.libm.numpy, f.libm.ulps, f.monotone != "decreasing", f.libm.domain,
-                               f.libm.exact, f.libm.measured, f.libm.range, f.libm.sign)
+                               f.libm.exact, f.libm.measured, f.libm.range, f.libm.sign, f.libm.monotone)
             for name, f in FUNCTIONS.items() if f.libm is not None}
 
 
@@ -91,13 +92,16 @@ def widen(v: np.ndarray, ulps: float, ftype):
 
 
 def image(name: str, lo: np.ndarray, hi: np.ndarray, ftype):
-    """Enclosure (lower, upper, bad) of f over [lo, hi] for a one-argument monotone function.
+    """Enclosure (lower, upper, bad) of f over [lo, hi] for a one-argument monotone function (a
+    function that is not monotone: at points lo == hi only).
     ``bad``: the element cannot be enclosed here (argument leaves the domain, a non-finite value)."""
     f = LIBM[name]
     call, ulps = f.numpy[ftype], f.ulps[ftype]
     d_lo, d_hi = f.domain
     with np.errstate(all="ignore"):
         bad = ~(np.isfinite(lo) & np.isfinite(hi)) | (lo < d_lo) | (hi > d_hi)
+        if not f.monotone:  # the ends say nothing of the values between them: mpmath decides those
+            bad |= lo != hi
         # a pole at the domain's edge (log 0, log1p -1) gives an infinite value: bad below
         if not f.increasing:  # decreasing: the image of [lo, hi] runs from f(hi) up to f(lo)
             lo, hi = hi, lo
@@ -112,8 +116,10 @@ def image(name: str, lo: np.ndarray, hi: np.ndarray, ftype):
         for x0, y0 in f.exact.items():  # exact points: the image is exactly known
             at = point & (lo == x0)
             if at.any():
-                a_lo = np.where(at, ftype(y0), a_lo)
-                b_hi = np.where(at, ftype(y0), b_hi)
+                # f(+-0) = +-0 (sin, tan, asin, ...: C99 Annex F): a zero at zero keeps its sign
+                y = np.copysign(ftype(0), lo) if y0 == 0 and x0 == 0 else ftype(y0)
+                a_lo = np.where(at, y, a_lo)
+                b_hi = np.where(at, y, b_hi)
         r_lo, r_hi = f.range  # the function's values lie here whatever the libm says (|tanh| <= 1)
         if r_lo > -math.inf:
             a_lo = np.maximum(a_lo, ftype(r_lo))
@@ -182,7 +188,11 @@ def _mp_reference(name: str, x, y=None):
         return libmp.mpf_erfc(x, p, "n")
     if name == "pow":
         return libmp.mpf_pow(x, y, p, "n")
-    raise KeyError(name)
+    from specgen.formula.functions import FUNCTIONS  # the other rows: their mpmath meaning at 2p bits
+    import mpmath
+    with mpmath.workprec(2 * p):
+        v = FUNCTIONS[name].mpmath(mpmath.mpf(x))
+    return libmp.fnan if not isinstance(v, mpmath.mpf) else libmp.normalize(*v._mpf_, p, "n") if v._mpf_[1] else v._mpf_
 
 
 def _mpf_tuple(v):
@@ -238,6 +248,20 @@ def sample_points(name: str, count: int, rng: np.random.Generator, ftype=np.floa
                  rng.uniform(-6, 6, rest)]
     elif name == "sqrt":
         parts = [np.exp(rng.uniform(-744, 709, 2 * q)), rng.uniform(0, 4, 2 * q + (rest - q))]
+    elif name in ("sin", "cos", "tan"):  # large arguments test the range reduction
+        parts = [rng.uniform(-10, 10, q), sign[:q] * np.exp(rng.uniform(-700, 709, q)),
+                 sign[q:2 * q] * np.exp(rng.uniform(-30, 30, q)), rng.uniform(-1e6, 1e6, rest)]
+    elif name in ("asin", "acos", "atanh"):
+        parts = [rng.uniform(-1, 1, 2 * q), sign[:q] * np.exp(rng.uniform(-700, 0, q)),
+                 sign[:rest] * (1 - np.exp(rng.uniform(-36, 0, rest)))]
+    elif name in ("atan", "sinh", "asinh"):
+        parts = [rng.uniform(-30, 30, q), sign[:q] * np.exp(rng.uniform(-700, 6.5, q)),
+                 sign[q:2 * q] * np.exp(rng.uniform(-20, 700, q)) * (name != "sinh"), rng.uniform(-2, 2, rest)]
+    elif name == "cosh":
+        parts = [rng.uniform(-700, 700, q), sign[:q] * np.exp(rng.uniform(-700, 6.5, q)), rng.uniform(-5, 5, q),
+                 rng.uniform(-30, 30, rest)]
+    elif name == "acosh":
+        parts = [1 + np.exp(rng.uniform(-36, 2, 2 * q)), np.exp(rng.uniform(0, 700, q)), rng.uniform(1, 10, rest)]
     elif name == "pow":
         base = np.exp(rng.uniform(-30, 30, count))
         expo = rng.uniform(-20, 20, count)
@@ -293,6 +317,20 @@ HARD_CASES = {
             27.0, -5.9, -1e-9],
     "erfc": [2.0 ** -1074, 1e-300, 1e-9, 0.5, 0.84375, 1.25, 2.857142857142857, 6.0, 10.0, 26.5, 27.0, -5.9,
              -1e-9, 0.4769362762044699],
+    # multiples of pi/2 that reduce worst (K. C. Ng), huge and tiny arguments, domain edges
+    "sin": [1e22, 5.319372648326541e255, 2.0 ** 1023, 1.5707963267948966, 3.141592653589793, 6.283185307179586,
+            355.0, 2.0 ** -1074, 1e-300, 0.5, -1e22],
+    "cos": [1e22, 5.319372648326541e255, 2.0 ** 1023, 1.5707963267948966, 3.141592653589793, 355.0, 2.0 ** -27,
+            0.5, 1e300],
+    "tan": [1e22, 2.0 ** 1023, 1.5707963267948966, 4.71238898038469, 355.0, 2.0 ** -1074, 0.5, 1e300],
+    "asin": [1.0, 0.9999999999999999, 0.5, 2.0 ** -1074, 1e-300, 0.25, -0.9999999999999999],
+    "acos": [1.0, 0.9999999999999999, -0.9999999999999999, -1.0, 0.5, 2.0 ** -1074, 0.0],
+    "atan": [2.0 ** -1074, 1e-300, 0.5, 1.0, 1e16, 1e300, -7.0],
+    "sinh": [2.0 ** -1074, 1e-300, 2.0 ** -27, 0.5, 710.4758600739439, -710.4758600739439, 22.0],
+    "cosh": [0.0, 2.0 ** -27, 0.5, 710.4758600739439, -710.4758600739439, 22.0, 1e-300],
+    "asinh": [2.0 ** -1074, 1e-300, 0.5, 1e300, -1e300, 2.0 ** 28],
+    "acosh": [1.0, 1.0000000000000002, 1.5, 1e300, 2.0 ** 28],
+    "atanh": [2.0 ** -1074, 1e-300, 0.5, 0.9999999999999999, -0.9999999999999999],
     "pow": [(2.0, 0.5), (10.0, -300.0), (1.0000000000000002, 2.0 ** 52), (0.9999999999999999, 2.0 ** 53),
             (2.0, 1023.9999999999999), (7.0, 0.3333333333333333), (1e-300, 1.5), (1e300, 1.02)],
 }

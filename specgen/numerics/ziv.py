@@ -234,7 +234,70 @@ class _Eval:
                     return _NAN, _NAN
                 raise Undecided("argument enclosure straddles the edge of the domain")
             return a[0], b[1]
-        raise Undecided(f"no multi-precision enclosure for {f}")
+        return self.row_image(f, args)
+
+    def row_image(self, f, args):
+        """A function without a hand-written branch, by its row of the function table: the row's
+        ``mp_image`` (functions that are not monotone: sin, cos, tan, cosh), the row's exact meaning
+        on each end (rational monotone functions: floor, ceil, round, trunc), or the images of the
+        ends by its mpmath meaning, widened like every function here (monotone: asin, atan, sinh, ...)."""
+        from specgen.formula.functions import FUNCTIONS
+
+        row = FUNCTIONS.get(f)
+        if row is None or len(args) != 1:
+            raise Undecided(f"no multi-precision enclosure for {f}")
+        lo, hi = self.eval(args[0])
+        if _isnan(lo) or _isnan(hi):
+            return _NAN, _NAN
+        if row.mp_image is not None:
+            if not (libmp.mpf_lt(libmp.fninf, lo) and libmp.mpf_lt(hi, libmp.finf)):
+                raise Undecided(f"{f} of an unbounded enclosure")
+            return row.mp_image(lo, hi, self.p)
+        if row.monotone not in ("increasing", "decreasing"):
+            raise Undecided(f"no multi-precision enclosure for {f}")
+        if row.rational:  # floor, ceil, round, trunc: exact at each end (mpmath's at p bits are exact integers)
+            return tuple(self._exact_end(row, v) for v in (lo, hi))
+        if row.monotone == "decreasing":
+            lo, hi = hi, lo
+        a = self._mp_point(row, lo)
+        b = a if hi == lo else self._mp_point(row, hi)
+        if _isnan(a[0]) or _isnan(b[1]):
+            if _isnan(a[0]) and _isnan(b[1]):
+                return _NAN, _NAN
+            raise Undecided("argument enclosure straddles the edge of the domain")
+        return a[0], b[1]
+
+    def _exact_end(self, row, v):
+        if v in (_INF, _NINF):
+            return v
+        man_exp = libmp.to_rational(v)
+        q = row.exact(Fraction(*man_exp))
+        return libmp.from_rational(q.numerator, q.denominator, self.p, "n")
+
+    def _mp_point(self, row, x):
+        """Enclosure of a monotone row's value at the point x: its exact points, else its mpmath
+        meaning at the working precision widened by 2^(4-p) relative (mpmath's functions carry guard
+        bits; the module's assumption)."""
+        import mpmath
+
+        if x in (_INF, _NINF):
+            with mpmath.workprec(self.p):
+                v = row.mpmath(mpmath.mpf(x))
+            t = v._mpf_ if isinstance(v, mpmath.mpf) else _NAN
+            return t, t
+        if row.libm is not None:
+            for x0, y0 in row.libm.exact.items():
+                if x == libmp.from_float(float(x0)):
+                    t = libmp.from_float(float(y0))
+                    return t, t
+        with mpmath.workprec(self.p):
+            v = row.mpmath(mpmath.mpf(x))
+        if not isinstance(v, mpmath.mpf) or _isnan(v._mpf_):
+            return _NAN, _NAN
+        v = v._mpf_
+        if v in (_INF, _NINF):
+            return v, v
+        return self._wide(v, False), self._wide(v, True)
 
     def point(self, f, x):
         """Enclosure (lo, hi) of f at the point x."""

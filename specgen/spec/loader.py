@@ -22,7 +22,7 @@ from specgen.formula.numpy_eval import evaluate
 from specgen.formula.parser import parse_formula
 from specgen.resources import specs_in_use
 from specgen.spec import model as m
-from specgen.spec import schema, semantic
+from specgen.spec import input_transforms, schema, semantic
 from specgen.spec.schema import value_kind as _kind
 from specgen.spec.yaml_source import Document, YamlProblems, join_keypath, read_document
 
@@ -117,7 +117,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
             continue
         c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
                            "dtype_names", "tensor_type", "attribute_type_names", "layout"),
-               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source"))
+               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source", "input_transforms"))
         if entry.get("attribute_cast", "float32") not in ("float32", "input"):
             c.err(kp + ("attribute_cast",), "must be float32 (attributes stored as float32) or input "
                                             "(cast to the input tensor's data type)")
@@ -140,6 +140,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
             re.compile(str(entry.get("version_format", "")))
         except re.error as exc:
             c.err(kp + ("version_format",), f"not a regular expression: {exc}")
+        transforms = _input_transforms(c, entry.get("input_transforms"), kp + ("input_transforms",))
         if c.problems:
             continue
         out[key] = m.StandardInfo(key=key, title=entry["title"], version_kind=entry["version_kind"],
@@ -153,7 +154,8 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   attribute_cast=entry.get("attribute_cast", "float32"),
                                   unknown_attributes=entry.get("unknown_attributes", "rejected"),
                                   nonfinite_attributes=entry.get("nonfinite_attributes", "allowed"),
-                                  rules_source=" ".join(str(entry.get("rules_source", "")).split()))
+                                  rules_source=" ".join(str(entry.get("rules_source", "")).split()),
+                                  input_transforms=transforms)
     if c.problems:
         raise SpecError(c.problems)
     return out
@@ -219,6 +221,35 @@ def _under(inner: str, outer: str) -> bool:
     """Key path ``inner`` is ``outer`` or lies under it (a problem of the whole document, "", is
     about the document only)."""
     return inner == outer or (bool(outer) and inner.startswith((outer + ".", outer + "[")))
+
+
+def _input_transforms(c: _Checker, raw, kp) -> dict[str, m.InputTransform]:
+    """A standard's input_transforms (schema-checked): each formula parsed with ``input`` and the
+    transform's attributes as its only names, defaults and identities finite float32 values."""
+    out: dict[str, m.InputTransform] = {}
+    for key, t in (raw or {}).items():
+        tkp = kp + (key,)
+        attrs = {}
+        for name, a in t["attributes"].items():
+            for field_ in ("default", "identity"):
+                v = a[field_]
+                if isinstance(v, bool) or not math.isfinite(float(v)) or not math.isfinite(float(np.float32(v))):
+                    c.err(tkp + ("attributes", name, field_), f"must be a finite float32 value, got {v!r}")
+            attrs[name] = m.TransformAttribute(str(a["name"]), float(np.float32(a["default"])),
+                                               float(np.float32(a["identity"])), str(a.get("description", "")))
+        try:
+            node = parse_formula(str(t["formula"]), [m.InputTransform.PLACEHOLDER], list(attrs))
+        except FormulaError as exc:
+            c.err(tkp + ("formula",), str(exc))
+            continue
+        tests = []
+        for i, values in enumerate(t.get("test_values") or []):
+            if set(values) != set(attrs):
+                c.err(tkp + ("test_values", i), f"needs a value for exactly {', '.join(attrs)}")
+            tests.append({k: float(np.float32(v)) for k, v in values.items()})
+        out[key] = m.InputTransform(key, str(t["formula"]), node, attrs, tuple(tests),
+                                    " ".join(str(t["source"]).split()))
+    return out
 
 
 def load_spec(path: str | Path, standards: dict[str, m.StandardInfo] | None = None) -> m.OpSpec:
@@ -290,11 +321,16 @@ class _OpBuilder:
         self.check_excluded(attributes, op_standards, examples, test_attributes)
         if c.problems:
             return None
-        return m.OpSpec(id=op_id, name=name, summary=summary, inputs=tuple(inputs), outputs=tuple(outputs),
+        spec = m.OpSpec(id=op_id, name=name, summary=summary, inputs=tuple(inputs), outputs=tuple(outputs),
                         attributes=tuple(attributes), formula_text=_formula_text(data["formula"]), formula=formula,
                         special_values=specials, tolerance=tolerance, examples=tuple(examples),
                         standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes),
                         choice=choice)
+        try:
+            return input_transforms.apply(spec)
+        except input_transforms.TransformError as exc:
+            c.err(exc.key_path, str(exc))
+            return None
 
     # -- declarations
     def tensors(self, key: str) -> list[m.TensorDecl]:
@@ -729,7 +765,8 @@ class _StandardBuilder:
         c, kp, e, info = self.c, self.kp, self.entry, self.info
         before = len(c.problems)
         c.keys(e, kp, ("operator", "tensors", "attributes", "versions", "in_place"),
-               ("domain", "introduced", "constraints", "attribute_defaults", "formula", "broadcast", "readings"))
+               ("domain", "introduced", "constraints", "attribute_defaults", "formula", "broadcast", "readings",
+                "input_transform"))
         operator = c.text(e.get("operator"), kp + ("operator",)) if "operator" in e else None
         in_place = e.get("in_place")
         if "in_place" in e and in_place not in (True, False, "unspecified"):
@@ -763,9 +800,19 @@ class _StandardBuilder:
         all_versions_ok = isinstance(e.get("versions"), list) and len(versions) == len(e["versions"])
         if introduced is not None and versions and all_versions_ok and str(introduced) != versions[0].version:
             c.err(kp + ("introduced",), f"says {introduced!r} but the first table is {versions[0].version!r}")
+        transform = None
+        if "input_transform" in e:
+            t = e["input_transform"]
+            tkp = kp + ("input_transform",)
+            if t.get("transform") not in info.input_transforms:
+                c.err(tkp + ("transform",), f"{info.title} has no input transform {t.get('transform')!r}; known: "
+                      f"{', '.join(info.input_transforms) or 'none'} (specs/{STANDARDS_FILE} input_transforms)")
+            if t.get("input") not in [x.name for x in self.inputs]:
+                c.err(tkp + ("input",), f"{t.get('input')!r} is not a declared input")
+            transform = (t.get("transform"), t.get("input"))
         if len(c.problems) > before:
             return None
-        return m.OpStandard(key=info.key, info=info, operator=operator, domain=e.get("domain"),
+        return m.OpStandard(key=info.key, info=info, operator=operator, domain=e.get("domain"), input_transform=transform,
                             introduced=None if introduced is None else str(introduced),
                             in_place=None if in_place == "unspecified" else in_place, attribute_defaults=mode,
                             tensors=tensors, attributes=attrs, constraints=tuple(constraints),

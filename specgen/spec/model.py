@@ -170,6 +170,33 @@ class Constraint:
 
 
 @dataclass(frozen=True)
+class TransformAttribute:
+    """One attribute of an input transform: the standard's name, its default (the transform
+    absent) and the value that leaves the input unchanged (what every other standard uses)."""
+
+    name: str
+    default: float
+    identity: float
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class InputTransform:
+    """A transform of an input that a standard offers on many operators (DirectML's ScaleBias:
+    f(scale * x + bias)), declared once in specs/_standards.yaml (``input_transforms``) and opted
+    into by an operator's block (``input_transform``); specgen.spec.input_transforms applies it."""
+
+    key: str
+    formula_text: str  # in the formula language; ``input`` stands for the operator's input
+    formula: Node
+    attributes: dict[str, TransformAttribute]  # operator attribute name -> binding facts
+    test_values: tuple[dict[str, float], ...]
+    source: str
+
+    PLACEHOLDER = "input"
+
+
+@dataclass(frozen=True)
 class StandardInfo:
     """A standard as described in specs/_standards.yaml."""
 
@@ -196,6 +223,7 @@ class StandardInfo:
     # (WebNN: WebIDL ``double``, not ``unrestricted double``, throws a TypeError).
     nonfinite_attributes: str = "allowed"
     rules_source: str = ""
+    input_transforms: dict[str, InputTransform] = field(default_factory=dict)
 
     def cast_attributes(self, values, dtype: str) -> dict[str, float]:
         """Attribute values as the standard computes with them for a tensor of ``dtype``: float32,
@@ -263,6 +291,9 @@ class OpStandard:
     formula_text: str | None = None
     formula_reason: str | None = None
     readings: tuple[Reading, ...] = ()  # readings besides the text's (TEXT_READING)
+    # (transform key, input name): the standard transforms that input before the formula
+    # (applied by specgen.spec.input_transforms when the operator is loaded)
+    input_transform: tuple[str, str] | None = None
 
     def reading(self, name: str) -> Reading:
         for r in self.readings:
