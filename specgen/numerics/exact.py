@@ -130,13 +130,12 @@ class _Interval:
         self.shape = shape
         self.ft = ftype
         self.inflate, self.safe_max, self.safe_min = _limits(ftype)
-        self._memo: dict[int, _Iv] = {}  # a subtree shared by a rewrite (u in max(u, 0) + ... |u|) once
+        self._memo: dict = {}  # a subtree shared by a rewrite (u in max(u, 0) + ... |u|) once
 
     def eval(self, node):
-        key = id(node)
-        if key not in self._memo:
-            self._memo[key] = (node, self._eval(node))  # keep node alive: ids stay unique
-        return self._memo[key][1]
+        if node not in self._memo:  # by value: a rewrite's repeated subtree (exp(-u) twice) once
+            self._memo[node] = self._eval(node)
+        return self._memo[node]
 
     def const(self, value: float, exact: Fraction | None):
         ft = self.ft
@@ -575,10 +574,10 @@ def _finite_or_zero(a: np.ndarray, finite: np.ndarray) -> np.ndarray:
     return v if finite.all() else np.where(finite, v, 0.0)
 
 
-def _accept_tier0(v, e, bad, dtype: str):
+def _accept_tier0(v, e, bad, dtype: str, sign=None):
     """(accepted mask, rounded values) of a tier-0 block, for an output narrower than float64: both
     ends of [v - e, v + e] round alike (a zero result with a nonzero bound is left to tier 1: its
-    sign is in doubt)."""
+    sign is in doubt, unless ``sign``, the exact value's sign tracked through the functions, knows it)."""
     with np.errstate(all="ignore"):
         r = round_float64(v, dtype)
         ok = np.isfinite(v) & ~bad
@@ -588,7 +587,12 @@ def _accept_tier0(v, e, bad, dtype: str):
         # (where w > |v| the ends have opposite signs or are zeros, and are not accepted)
         w = e * fast64.INFLATE + np.abs(v) * 2.0 ** -51
         r_lo, r_hi = round_float64(v - w, dtype), round_float64(v + w, dtype)
-        ok &= (r_lo == r_hi) & np.isfinite(w) & ((r != 0) | (e == 0))
+        zero_known = False
+        if sign is not None:
+            zero_known = (r == 0) & (sign != 0)
+            if np.any(zero_known):
+                r = np.where(zero_known, round_float64(np.copysign(np.zeros(np.shape(r)), sign), dtype), r)
+        ok &= (r_lo == r_hi) & np.isfinite(w) & ((r != 0) | (e == 0) | zero_known)
     return ok, r
 
 
@@ -704,6 +708,20 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                     r[a:b], ok[a:b] = _accept_int(_Iv(*np.broadcast_arrays(v, e, bad)), out_dtype, mode)
             tier0 = int(ok.sum())
             todo = np.flatnonzero(finite & ~ok)
+        elif transcendental and out_dtype != "float64":  # tier 0 for the functions: the formula as
+            # written, then its rewritten form (no cancellation, no overflow) on what that left undecided
+            todo = np.flatnonzero(finite)
+            in_dtypes = {k: dt.by_numpy(a.dtype).name for k, a in flat.items()}
+            for form in dict.fromkeys((node, enode)):
+                if not len(todo) or not fast64.supported(form, True):
+                    continue
+                for a, b in _blocks(len(todo)):
+                    sub = todo[a:b]
+                    blk = {k: _finite_or_zero(v[sub], finite[sub]) for k, v in flat.items()}
+                    v, e, undecided, sign = fast64.evaluate_signed(form, blk, in_dtypes, attrs64)
+                    ok[sub], out_float[sub] = _accept_tier0(v, e, big[sub] | undecided, out_dtype, sign)
+                todo = todo[~ok[todo]]
+            tier0 = int(ok.sum())
         todo = np.flatnonzero(finite) if todo is None else todo
         for a, b in _blocks(len(todo)):  # tier 1 on what tier 0 did not prove
             sub = todo[a:b]
