@@ -22,7 +22,7 @@ from specgen.exitcodes import Exit
 @click.command("matrix")
 @specs_option()
 @click.option("--adapter", "adapters", multiple=True,
-              help="NAME or NAME:STANDARD (webnn-chromium:webnn); repeatable. Default: onnxruntime, onnx-reference, torch.")
+              help="NAME or NAME@STANDARD (webnn-chromium@webnn); repeatable. Default: onnxruntime, onnx-reference, torch.")
 @click.option("--dtype", "dtypes", multiple=True, help="Repeatable; default float16 and bfloat16.")
 @click.option("--sample-dtype", "sample_dtypes", multiple=True,
               help="Sweep this dtype by the stratified sample instead of every bit pattern (float32 for a quick matrix).")

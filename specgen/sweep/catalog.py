@@ -60,6 +60,18 @@ def standard_for(spec, preferred: tuple[str, ...] = PREFERRED_STANDARDS) -> str 
     return None
 
 
+def expressible(std, values: dict) -> bool:
+    """Whether a call in the standard can pass these attribute values: none is fixed by the standard
+    to another value (ONNX HardSwish has no alpha or beta: DirectML's set is not an ONNX call)."""
+    for name, value in values.items():
+        b = std.attributes.get(name)
+        if b is None:
+            return False
+        if b.fixed is not None and not isinstance(b.fixed, str) and float(np.float32(b.fixed)) != float(np.float32(value)):
+            return False
+    return True
+
+
 def sweepable(spec) -> bool:
     """Element-wise with one output; every input past the first is a tensor held at grid values."""
     return len(spec.outputs) == 1 and len(spec.inputs) >= 1
@@ -67,12 +79,16 @@ def sweepable(spec) -> bool:
 
 def units(spec, standard: str | None = None) -> list[SweepUnit]:
     """The sweep units of one operator (empty where no standard gives its attributes values)."""
-    standard = standard or standard_for(spec)
+    with_defaults = standard_for(spec, (standard,) if standard else PREFERRED_STANDARDS)
+    if standard is None:  # no standard gives every attribute a default (DirectML's ParametricSoftplus):
+        standard = with_defaults or next((k for k in PREFERRED_STANDARDS if k in spec.standards), None)
     if standard is None or standard not in spec.standards or not sweepable(spec):
         return []
     choices = spec.choice_values or (None,)
-    sets: list[tuple[str, dict]] = [("defaults", {})]
-    sets += [(t.name, {k: float(np.float32(v)) for k, v in t.values.items()}) for t in spec.test_attributes]
+    # the designed sets complete the attributes where the defaults do not
+    sets: list[tuple[str, dict]] = [("defaults", {})] if with_defaults else []
+    sets += [(t.name, {k: float(np.float32(v)) for k, v in t.values.items()}) for t in spec.test_attributes
+             if expressible(spec.standards[standard], t.values)]
     extra_names = [t.name for t in spec.inputs[1:]]
     grids = [()] if not extra_names else [((extra_names[0], v),) for v in SECOND_INPUT_GRID]
     out = []
@@ -82,9 +98,20 @@ def units(spec, standard: str | None = None) -> list[SweepUnit]:
             if choice is not None:
                 attrs[spec.choice.attribute] = choice
             name = set_name if choice is None else (choice if set_name == "defaults" else f"{choice}+{set_name}")
+            if not with_defaults and not _complete(spec, standard, attrs):
+                continue
             for extra in grids:
                 out.append(SweepUnit(spec.id, standard, name, tuple(sorted(attrs.items())), extra))
     return out
+
+
+def _complete(spec, standard: str, attrs: dict) -> bool:
+    try:
+        plain, numeric = spec.resolve(attrs, standard)
+        resolve_attributes(plain, standard, numeric)
+    except (KeyError, ValueError):
+        return False
+    return True
 
 
 def sweep_units(specs: dict) -> list[SweepUnit]:

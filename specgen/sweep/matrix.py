@@ -21,6 +21,7 @@ from specgen.sweep.summary import Summary
 
 CELL_FORMAT = "specgen-matrix-cell/1"
 MATRIX_FORMAT = "specgen-accuracy/1"
+KEEP_WORST = 16  # binades whose worst element a cell's JSON keeps
 SPECIAL_ORDER = ("nan", "+inf", "-inf", "+0", "-0", "+subnormal", "-subnormal")
 
 
@@ -32,15 +33,22 @@ class Cell:
     mode: str  # "exhaustive" (every bit pattern) or "sample" (stratified)
 
     def path(self, root: Path) -> Path:
-        return Path(root) / self.dtype / self.adapter / f"{self.unit.key}.json"
+        return Path(root) / self.dtype / _safe(self.adapter) / f"{self.unit.key}.json"
 
     def chunks(self, root: Path) -> Path:
-        return Path(root) / ".chunks" / self.dtype / self.adapter / self.unit.key
+        return Path(root) / ".chunks" / self.dtype / _safe(self.adapter) / self.unit.key
+
+
+def _safe(name: str) -> str:
+    """An adapter name as a folder name (module:Class -> module.Class)."""
+    return "".join(c if c.isalnum() or c in "-_." else "." for c in name)
 
 
 def parse_adapter(text: str) -> tuple[str, str | None]:
-    """``NAME`` or ``NAME:STANDARD`` (webnn-chromium:webnn): the adapter and the standard its calls follow."""
-    name, _, standard = text.partition(":")
+    """``NAME`` or ``NAME@STANDARD`` (webnn-chromium@webnn): the adapter (a registered name or
+    module:Class) and the standard its calls follow (default: the operator's first of
+    catalog.PREFERRED_STANDARDS that gives its attributes defaults)."""
+    name, _, standard = text.partition("@")
     return name, standard or None
 
 
@@ -96,7 +104,8 @@ def _write(path: Path, text: str | bytes) -> None:
 def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int, scheduler: str = "local",
              samples: int = 4096, chunk_size: int | None = None, plots: bool = True, log=None) -> dict:
     """Sweep one cell and write its JSON (and thumbnail plot); returns the JSON written. The JSON is
-    ``specgen sweep --json``'s report (without the per-bin profile) and the cell's identity."""
+    ``specgen sweep --json``'s report (without the per-bin profile, and with the worst element of the
+    KEEP_WORST worst binades only) and the cell's identity."""
     from specgen.adapters.registry import load
     from specgen.sweep import report
     from specgen.sweep.run import DEFAULT_CHUNK, NotClaimed, execute, prepare
@@ -130,7 +139,10 @@ def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int,
     if out.get("summary") and info.get("complete"):
         # the per-bin profile (what the plot draws: 1,024 bins in 16 bits, 8,192 in float32) is most of
         # a cell's bytes; the thumbnail keeps it, the JSON keeps everything else
-        out["summary"] = {**out["summary"], "profile": {}}
+        # and the worst element of each of up to 512 binades is the next most: the 16 largest are kept
+        worst = sorted(s.worst.items(), key=lambda kv: kv[1].key_error(), reverse=True)[:KEEP_WORST]
+        out["summary"] = {**out["summary"], "profile": {},
+                          "worst": {k: v for k, v in out["summary"]["worst"].items() if k in dict(worst)}}
     _write(cell.path(root), json.dumps(out, indent=None, sort_keys=True, separators=(",", ":")))
     return out
 
