@@ -33,10 +33,15 @@ class Cell:
     mode: str  # "exhaustive" (every bit pattern) or "sample" (stratified)
 
     def path(self, root: Path) -> Path:
-        return Path(root) / self.dtype / _safe(self.adapter) / f"{self.unit.key}.json"
+        return Path(root) / self.folder / _safe(self.adapter) / f"{self.unit.key}.json"
 
     def chunks(self, root: Path) -> Path:
-        return Path(root) / ".chunks" / self.dtype / _safe(self.adapter) / self.unit.key
+        return Path(root) / ".chunks" / self.folder / _safe(self.adapter) / self.unit.key
+
+    @property
+    def folder(self) -> str:
+        """The dtype, with -sample where a dtype narrow enough for every bit pattern is sampled."""
+        return f"{self.dtype}-sample" if self.mode == "sample" and dt.get(self.dtype).bits <= 32 else self.dtype
 
 
 def _safe(name: str) -> str:
@@ -81,6 +86,20 @@ def plan(specs: dict, adapters: list[str], dtypes: list[str], sample_dtypes: set
 def shard(cells: list[Cell], k: int, n: int) -> list[Cell]:
     """The K-th (1-based) of N interleaved parts: cell i belongs to part i % N + 1."""
     return [c for i, c in enumerate(cells) if i % n == k - 1]
+
+
+def kept_binades(s: Summary) -> set[str]:
+    """The binades whose worst element a cell's JSON keeps: the KEEP_WORST largest errors, and the
+    largest finite one (an overflow to inf, accepted, must not hide the largest rounding error)."""
+    ranked = sorted(s.worst.items(), key=lambda kv: kv[1].key_error(), reverse=True)
+    keep = {k for k, _ in ranked[:KEEP_WORST]}
+    finite = [k for k, r in ranked if r.error is not None and math.isfinite(float(r.error))]
+    return keep | set(finite[:1])
+
+
+def largest_finite_error(s: Summary):
+    errors = [float(r.error) for r in s.worst.values() if r.error is not None and math.isfinite(float(r.error))]
+    return max(errors, default=None)
 
 
 def is_done(cell: Cell, root: Path) -> bool:
@@ -140,9 +159,9 @@ def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int,
         # the per-bin profile (what the plot draws: 1,024 bins in 16 bits, 8,192 in float32) is most of
         # a cell's bytes; the thumbnail keeps it, the JSON keeps everything else
         # and the worst element of each of up to 512 binades is the next most: the 16 largest are kept
-        worst = sorted(s.worst.items(), key=lambda kv: kv[1].key_error(), reverse=True)[:KEEP_WORST]
+        keep = kept_binades(s)
         out["summary"] = {**out["summary"], "profile": {},
-                          "worst": {k: v for k, v in out["summary"]["worst"].items() if k in dict(worst)}}
+                          "worst": {k: v for k, v in out["summary"]["worst"].items() if k in keep}}
     _write(cell.path(root), json.dumps(out, indent=None, sort_keys=True, separators=(",", ":")))
     return out
 
@@ -190,6 +209,7 @@ def cell_facts(d: dict) -> dict:
                           "rerun": report.rerun(info, pick.bits, pick.bits, dtype)}
     if worst is not None:
         facts["largest_error_ulp"] = _finite(worst.error)
+        facts["largest_finite_error_ulp"] = largest_finite_error(s)
     facts["specials"] = {cat: _top_output(s.specials[cat]) for cat in SPECIAL_ORDER if cat in s.specials}
     png = Path(d["_path"]).with_suffix(".png")
     if png.exists():

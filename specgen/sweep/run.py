@@ -162,7 +162,7 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
         raise SweepUsageError(f"{op}: --input must give exactly its further inputs ({', '.join(names) or 'none'}); "
                               f"got {', '.join(extra_inputs) or 'none'}")
     with np.errstate(all="ignore"):
-        extra = tuple((k, float(np.asarray(extra_inputs[k]).astype(dt.get(dtype).numpy))) for k in names)
+        held = tuple((k, float(np.asarray(extra_inputs[k]).astype(dt.get(dtype).numpy))) for k in names)
 
     if loaded is None:
         from specgen.adapters.registry import load
@@ -207,7 +207,7 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
                      attributes=tuple(sorted(resolved.items())), attributes_given=given, adapter=loaded.name,
                      backend=loaded.backend_version, space=space_key, chunk_size=int(chunk_size),
                      specs=chosen_folder({op: spec}) or "",  # workers read it ("": bundled, preloaded)
-                     extra_inputs=extra)
+                     extra_inputs=held)
     return Prepared(sweep, space, spec, bool(named), note)
 
 
