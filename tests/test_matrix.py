@@ -84,13 +84,15 @@ def test_a_matrix_shard_runs_resumes_and_renders(tmp_path):
 
 
 def test_a_held_input_and_a_sampled_space_keep_apart():
-    """PRelu in float64: the slope is held at one value and the sample's breakpoint values are the
-    sample's; both are part of the sweep's identity (shards of other slopes do not merge)."""
+    """A held input (PRelu's slope) and a sampled space with breakpoint values (HardSigmoid's) are
+    separate parts of the sweep's identity (shards of other slopes do not merge)."""
     from specgen.sweep.run import prepare
 
     p = prepare("fake_adapters.sweep:SweepFake", "prelu", "onnx", None, "float64", {}, samples=4,
                 extra_inputs={"slope": 0.1}, ignore_claims=True)
     ident = p.sweep.identity()
     assert ident["extra_inputs"] == {"slope": 0.1} and ident["space"]["kind"] == "sample"
-    assert ident["space"]["breakpoint_values"]  # x = 0, where the formula switches branches
+    p = prepare("fake_adapters.sweep:SweepFake", "hard_sigmoid", "onnx", None, "float32", {}, samples=4, sample=True)
+    ident = p.sweep.identity()
+    assert ident["space"]["breakpoint_values"] and "extra_inputs" not in ident  # alpha x + beta = 0 and 1
     assert "extra_inputs" not in prepare("fake_adapters.sweep:SweepFake", "softsign", "onnx", None, "float16", {}).sweep.identity()
