@@ -66,6 +66,9 @@ class Libm:
     # (float64 arrays; v = numpy's f(a)), so an argument's error e moves the value by at most slope * e;
     # inf or NaN where no bound is known (the element goes to the next tier). None: no tier 0.
     slope: Callable | None = None
+    # the double-double tier (specgen.numerics.dd64) at tiny arguments: (polynomial in u, radius, c, k):
+    # for |u| <= radius, |f(u) - polynomial| <= c |u|^k. None: the float64 value only.
+    small: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -395,7 +398,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
              interval=_iv_sign, piecewise=True),
     Function("exp", 1, 1, np.exp, "np.exp({0})", mpmath.exp, "e to the x", monotone="increasing", ulps=BUDGETS["exp"],
              libm=_libm(np.exp, np.exp, 8, 8, 0.69, 1.11, exact={0: 1}, range=(0.0, _INF), sign="positive",
-                        slope=_slope_exp),
+                        slope=_slope_exp, small=("1 + u + u * u / 2", 2.0 ** -20, 0.17, 3)),
              critical=_exp_critical(),
              rewrites=(("exp(u) - 1", "expm1(u)"), ("1 - exp(u)", "-expm1(u)"),
                        # SELU's alpha * exp(x) - alpha; + 0 keeps IEEE's +0 for an exact zero difference
@@ -406,7 +409,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("expm1", 1, 1, np.expm1, "np.expm1({0})", mpmath.expm1, "exp(x) - 1 without cancellation",
              monotone="increasing", ulps=BUDGETS["expm1"],
              libm=_libm(np.expm1, np.expm1, 8, 12, 0.53, 2.40, exact={0: 0}, range=(-1.0, _INF), sign="argument",
-                        slope=_slope_expm1),
+                        slope=_slope_expm1, small=("u + u * u / 2", 2.0 ** -20, 0.17, 3)),
              critical=(Critical("overflow", "expm1(t) rounds to inf", "+", lambda t, d: _rn(mpmath.expm1(t), d) == math.inf),
                        _saturation(mpmath.expm1, "-", -1), _linear(mpmath.expm1, "+"), _linear(mpmath.expm1, "-")),
              # CELU's min(0, alpha * expm1(x / alpha)): for v >= 0 the same as v * expm1(min(u, 0)), whose
@@ -421,7 +424,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("log1p", 1, 1, np.log1p, "np.log1p({0})", mpmath.log1p, "log(1 + x) without cancellation",
              monotone="increasing", domain=(-1.0, math.inf), ulps=BUDGETS["log1p"],
              libm=_libm(np.log1p, np.log1p, 8, 12, 0.62, 2.43, domain=(-1.0, _INF), exact={0: 0}, sign="argument",
-                        slope=_slope_reciprocal(1.0)),
+                        slope=_slope_reciprocal(1.0), small=("u - u * u / 2", 2.0 ** -20, 0.34, 3)),
              critical=(_linear(mpmath.log1p, "+"), _linear(mpmath.log1p, "-"),
                        Critical("pole", "t crosses -1, where log1p(t) is -inf", "-", lambda t, d: t <= -1),
                        Critical("one-negligible", "t >= 2^p: next to t the 1 of 1 + t is at most half an ULP", "+",
@@ -435,7 +438,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("tanh", 1, 1, np.tanh, "np.tanh({0})", mpmath.tanh, "hyperbolic tangent", monotone="increasing",
              ulps=BUDGETS["tanh"],
              libm=_libm(np.tanh, np.tanh, 8, 12, 1.19, 2.86, exact={0: 0}, range=(-1.0, 1.0), sign="argument",
-                        slope=_slope_tanh),
+                        slope=_slope_tanh, small=("u - u * u * u / 3", 2.0 ** -20, 0.14, 5)),
              critical=(_saturation(mpmath.tanh, "+", 1), _saturation(mpmath.tanh, "-", -1),
                        _linear(mpmath.tanh, "+"), _linear(mpmath.tanh, "-")),
              # 1 + tanh(u) = 2 e^2u / (1 + e^2u): no cancellation (nor overflow) far below 0

@@ -42,7 +42,7 @@ from specgen.errors import Problem, SpecError
 from specgen.formula.breakpoints import _RATIONAL_CALLS, NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
-from specgen.numerics import fast64
+from specgen.numerics import dd64, fast64
 from specgen.numerics import libm
 from specgen.numerics.eft import two_prod_err, two_sum_err
 from specgen.numerics import ziv
@@ -757,6 +757,16 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             done[idx] = True
             proven += len(idx)
             todo = todo[~ok_ld]
+        if len(todo) and out_dtype != "float64" and dd64.supported(node):  # double-double: ties a tiny term breaks
+            try:
+                r_dd, ok_dd = dd64.decide(node, {k: env64[k][todo] for k in names}, attrs64, out_dtype)
+            except dd64.Unsupported:
+                ok_dd = np.zeros(len(todo), dtype=bool)
+            idx = todo[ok_dd]
+            out_float[idx] = round_float64(r_dd[ok_dd], out_dtype)
+            ok[idx] = done[idx] = True
+            proven += len(idx)
+            todo = todo[~ok_dd]
         ieee_t = None
         node_key = repr(enode) if len(todo) else None
         for i in todo:
@@ -783,6 +793,18 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     if len(special_idx):
         special_vals = _specials(spec, node, {k: v[special_idx] for k, v in env64.items()}, attrs64, out_dtype, standard)
         done[special_idx] = True
+
+    rest = np.flatnonzero(~done)
+    if rational and len(rest) and out_kind.is_float and out_dtype != "float64" and dd64.supported(node) \
+            and all(dt.by_numpy(a.dtype).is_float for a in flat.values()):  # double-double before exact rationals
+        try:
+            r_dd, ok_dd = dd64.decide(node, {k: env64[k][rest] for k in names}, attrs64, out_dtype)
+        except dd64.Unsupported:
+            ok_dd = np.zeros(len(rest), dtype=bool)
+        idx = rest[ok_dd]
+        out_float[idx] = round_float64(r_dd[ok_dd], out_dtype)
+        ok[idx] = done[idx] = True
+        proven += len(idx)
 
     # tiers 2/3 for the rest
     rest = np.flatnonzero(~done)
