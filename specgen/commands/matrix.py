@@ -78,6 +78,10 @@ def matrix(adapters, dtypes, sample_dtypes, samples, ops, results, markdown_path
             except KeyboardInterrupt:
                 click.echo("matrix: interrupted; finished cells are kept, run again to continue", err=True)
                 break
+            if out.get("info", {}).get("interrupted"):
+                click.echo(f"matrix: interrupted in {cell.dtype} {cell.adapter} {cell.unit.label}; its finished chunks "
+                           f"are in {cell.chunks(root)}, run again to continue", err=True)
+                break
             state = out["status"] if out["status"] != "swept" else \
                 f"{out['summary']['failures']:,} of {out['summary']['total']:,} failing"
             click.echo(f"[{i}/{len(todo)}] {cell.dtype} {cell.adapter} {cell.unit.label}: {state} "

@@ -155,7 +155,7 @@ def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int,
                                             f"{s.total:,} failing", small=True)
         except ImportError:
             pass
-    if out.get("summary") and info.get("complete"):
+    if out.get("summary"):
         # the per-bin profile (what the plot draws: 1,024 bins in 16 bits, 8,192 in float32) is most of
         # a cell's bytes; the thumbnail keeps it, the JSON keeps everything else
         # and the worst element of each of up to 512 binades is the next most: the 16 largest are kept
