@@ -1,9 +1,11 @@
 """Golden values: the formula at exact inputs and float32 attributes, rounded once to the output dtype.
 
 Every element ends up correctly rounded, each by the cheapest tier that proves it:
-0. **plain float64 with a running error bound** (specgen.numerics.fast64) for the rational
-   formulas: numpy's own evaluation plus a few operations per node for the bound, in cache-sized
-   blocks; what it cannot prove goes to tier 1.
+0. **plain float64 with a running error bound** (specgen.numerics.fast64): numpy's own evaluation
+   plus a few operations per node for the bound, in cache-sized blocks; function calls through
+   their function-table row's ``libm`` (numpy's float64 function, its ``ulps``, and its ``slope``,
+   which carries the argument's error), first on the formula as written, then on its rewritten form;
+   what it cannot prove goes to tier 1.
 1. **float64 with a proven error bound.** Rational formulas (+ - * /, min, max, abs, where, clamp,
    comparisons) are evaluated in float64 while a rigorous bound on |float64 value - exact value|
    is carried per element: TwoSum and Dekker's TwoProduct give the exact rounding error of each
@@ -19,7 +21,9 @@ Every element ends up correctly rounded, each by the cheapest tier that proves i
    each libm call's error (specgen.numerics.libm: monotone images of the enclosure's ends widened
    by the bound assumed for numpy's implementation), on exact rewrites that avoid cancellation
    (``rewrite``), tracking the sign of exp-derived values; the undecided rest goes through the same
-   enclosure in x87 long double, then mpmath intervals with rising precision
+   enclosure in x87 long double, then the double-double tier (specgen.numerics.dd64: ties that a
+   tiny term breaks, float32 subnormal x in 0.5 x (1 + tanh(u)), vectorised; rational formulas use
+   it too before exact rationals), then mpmath intervals with rising precision
    (specgen.numerics.ziv, capped at 4096 bits: an element undecided there is a SpecError naming the
    spec and formula). Integer outputs of transcendental formulas use mpmath at 256 bits.
 Non-finite inputs follow the spec's special-value outcomes (the recommended one, else the first);
