@@ -234,9 +234,13 @@ class _Eval:
             if not (_zero(a.e) or _zero(b.e)):
                 terms.append(a.e * b.e)
             e = _total(*terms)
-            # an exact zero operand makes the product exactly zero (its sign is IEEE's: no bound)
-            zero = ((a.v == 0) & (a.e == 0)) | ((b.v == 0) & (b.e == 0))
-            return _V(v, np.where(zero, 0.0, e), None)
+            # an exact zero operand makes the product exactly zero (its sign is IEEE's: no bound), but
+            # its sign is the other operand's only where that one's sign is certain: 0 * (exp(x) - 1) at
+            # x = -2^-149 computes 1 - 1 = +0 where the exact factor is negative (undecided here)
+            zero_a, zero_b = (a.v == 0) & (a.e == 0), (b.v == 0) & (b.e == 0)
+            with np.errstate(invalid="ignore"):
+                doubt = (zero_a & (np.abs(b.v) <= b.e) & (b.e != 0)) | (zero_b & (np.abs(a.v) <= a.e) & (a.e != 0))
+            return _V(v, np.where(zero_a | zero_b, 0.0, e), None, None, doubt if np.any(doubt) else False)
         # division: never statically exact
         v = a.v / b.v
         terms = [np.abs(v) * (UI * INFLATE) + ETA]
