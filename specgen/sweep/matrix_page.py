@@ -85,6 +85,10 @@ def render(root: Path, page: Path, command: str = "") -> tuple[str, dict]:
              "what special inputs gave, the plot, and the command that re-runs exactly that input).", ""]
     if command:
         lines += [f"Command: `{command}`", ""]
+    notes = page.with_name(page.stem + "-findings.md")
+    if notes.exists():
+        lines += [f"What the cells below show, deviation by deviation, with the commands that reproduce them: "
+                  f"[{notes.name}]({notes.name}).", ""]
     lines += ["Backends: " + "; ".join(f"**{a}**: {b}" for a, b in sorted(backends.items())), ""]
     total = sum(f.get("total", 0) for f in facts)
     failing = sum(1 for f in facts if f.get("failures"))
