@@ -2,7 +2,11 @@
 specgen.numerics.exact.golden on N random float32 elements divided by the time of the same formula
 evaluated by numpy in float64 (``evaluate``), and how many elements each tier settled.
 
-    .venv/bin/python benchmarks/bench_golden.py [--points 1000000] [--seed 1] [--only tanh,erf]
+    .venv/bin/python benchmarks/bench_golden.py [--points 1000000] [--seed 1] [--only tanh,erf] [--specs]
+
+``--specs``: instead of the five formulas below, every operator of specs/ with one tensor input
+(each formula of a string-attribute choice, Gelu's erf and tanh, separately), at the ONNX defaults of
+its attributes (another standard's where ONNX has none), as golden() evaluates them.
 
 Two input sets per formula: ``bits``, finite float32 values with uniformly random bit patterns
 (every binade equally likely: mostly the far tails, where erf/tanh saturate and exp overflows),
@@ -34,7 +38,27 @@ FORMULAS = {
 def _spec(text: str):
     node = parse_formula(text, ["x"], [])
     return SimpleNamespace(id="bench", path="benchmarks/bench_golden.py", special_values={}, choice=None,
+                           inputs=[SimpleNamespace(name="x")],
                            formula_for=lambda standard=None: node), node
+
+
+def spec_formulas():
+    """(label, spec, formula, attributes) for every one-tensor-input operator of specs/ at its
+    standard's defaults (specgen.sweep.catalog: ONNX's where it has them)."""
+    from specgen.numerics.compare import resolve_attributes
+    from specgen.spec.loader import load_all
+    from specgen.sweep.catalog import sweep_units
+
+    specs = load_all()
+    out = []
+    for unit in sweep_units(specs):
+        spec = specs[unit.op]
+        if len(spec.inputs) != 1 or "+" in unit.attribute_set or unit.attribute_set not in ("defaults", *spec.choice_values):
+            continue
+        plain, numeric = spec.resolve(dict(unit.attributes), unit.standard)
+        attrs = resolve_attributes(plain, unit.standard, numeric)
+        out.append((unit.label.replace(" ", "-"), plain, plain.formula_for(unit.standard), attrs))
+    return out
 
 
 def inputs(kind: str, count: int, seed: int) -> np.ndarray:
@@ -53,23 +77,31 @@ def main():
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="")
+    ap.add_argument("--specs", action="store_true", help="every one-input operator of specs/ at its defaults")
     args = ap.parse_args()
-    names = [n for n in FORMULAS if not args.only or n in args.only.split(",")]
-    print(f"{'formula':10s} {'inputs':8s} {'points':>8s} {'golden s':>9s} {'numpy s':>8s} {'ratio':>8s} "
+    if args.specs:
+        rows = spec_formulas()
+    else:
+        rows = [(name, *_spec(text), {}) for name, text in FORMULAS.items()]
+    rows = [r for r in rows if not args.only or r[0] in args.only.split(",")]
+    ratios = []
+    print(f"{'formula':22s} {'inputs':8s} {'points':>8s} {'golden s':>9s} {'numpy s':>8s} {'ratio':>8s} "
           f"{'proven':>8s} {'exact':>7s}")
-    for name in names:
-        spec, node = _spec(FORMULAS[name])
+    for name, spec, node, attrs in rows:
+        var = spec.inputs[0].name
         for kind in ("bits", "uniform"):
             x = inputs(kind, args.points, args.seed)
             t0 = time.perf_counter()
             with np.errstate(all="ignore"):
-                np.asarray(evaluate(node, {"x": x.astype(np.float64)})).astype(np.float32)
+                np.asarray(evaluate(node, {var: x.astype(np.float64), **attrs})).astype(np.float32)
             t_np = time.perf_counter() - t0
             t0 = time.perf_counter()
-            g = golden(spec, {"x": x}, {}, "float32")
+            g = golden(spec, {var: x}, attrs, "float32")
             t_g = time.perf_counter() - t0
-            print(f"{name:10s} {kind:8s} {len(x):8d} {t_g:9.2f} {t_np:8.3f} {t_g / t_np:8.0f} "
+            ratios.append(t_g / t_np)
+            print(f"{name:22s} {kind:8s} {len(x):8d} {t_g:9.2f} {t_np:8.3f} {t_g / t_np:8.1f} "
                   f"{g.proven_float64:8d} {g.exact:7d}", flush=True)
+    print(f"largest ratio {max(ratios):.1f}, median {float(np.median(ratios)):.1f}")
 
 
 if __name__ == "__main__":

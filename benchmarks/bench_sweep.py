@@ -38,8 +38,9 @@ STAGES = ("inputs", "golden", "adapter", "compare", "summary")
 def numpy_time(p, lo, hi):
     """numpy's float64 evaluation of the formula on the inputs of [lo, hi]."""
     bits, x = p.space.values(lo, hi)
-    env = {p.spec.inputs[0].name: x.astype(np.float64), **p.sweep.attrs}
-    formula = p.spec.formula_for(p.sweep.standard)
+    spec, attrs = p.spec.resolve(p.sweep.attrs, p.sweep.standard)  # a string attribute picks the formula
+    env = {spec.inputs[0].name: x.astype(np.float64), **{k: v for k, v in attrs.items() if not isinstance(v, str)}}
+    formula = spec.formula_for(p.sweep.standard)
     t0 = time.perf_counter()
     with np.errstate(all="ignore"):
         evaluate(formula, env)

@@ -23,6 +23,7 @@ COMMANDS = {
     "show": ("specgen.commands.show", "show", "Render a spec as a standard's page."),
     "sweep": ("specgen.commands.sweep", "sweep", "Sweep every input of a 16/32-bit dtype (or a float64 sample) through an adapter."),
     "sweep-merge": ("specgen.commands.sweep_merge", "sweep_merge", "Combine the JSON results of sweep shards into one report."),
+    "matrix": ("specgen.commands.matrix", "matrix", "Sweep every operator x backend x dtype and write the accuracy matrix (docs/accuracy.md)."),
 }
 
 

@@ -40,7 +40,7 @@ CAST_TO_INPUT = []
 
 
 def _formula(x, alpha):
-    return np.maximum(0.0, x) + np.minimum(0.0, alpha * np.expm1(x / alpha))
+    return np.maximum(0.0, x) + np.where(alpha >= 0.0, alpha * np.expm1(np.minimum(x / alpha, 0.0)), np.minimum(0.0, alpha * np.expm1(x / alpha)))
 
 
 # The formula each standard defines.

@@ -85,6 +85,9 @@ def _relative(plot_path, markdown_path):
 @click.option("--chunk-size", type=int, default=None, help="Inputs per chunk (default 262144; also the resume grain).")
 @click.option("--samples", type=int, default=None, help="float64: values per (sign, exponent) stratum (default 64).")
 @click.option("--seed", type=int, default=None, help="float64: the sample's seed (default 0).")
+@click.option("--sample", is_flag=True, help="The stratified sample (--samples per binade) even for float16/bfloat16/float32.")
+@click.option("--input", "extra_inputs", multiple=True,
+              help="NAME=VALUE: hold a further tensor input at one value (PRelu: --input slope=0.25); repeatable.")
 @click.option("--json", "json_path", type=click.Path(), help="Write the JSON report (sweep-merge reads these).")
 @click.option("--markdown", "markdown_path", type=click.Path(), help="Write a Markdown report (and its PNG plot beside it).")
 @click.option("--plot", "plot_path", type=click.Path(), help="Write the PNG plot here (default: beside --markdown).")
@@ -92,7 +95,7 @@ def _relative(plot_path, markdown_path):
 @click.option("--ignore-claims", is_flag=True, help="Sweep even what the adapter does not claim.")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr: a bar on a terminal, a line every 10 s otherwise (default: on).")
 def sweep(adapter_name, op, standard, version, dtype, attributes, ranges, shard, workers, scheduler, chunk_size,
-          samples, seed, json_path, markdown_path, plot_path, resume, ignore_claims, progress):
+          samples, seed, sample, extra_inputs, json_path, markdown_path, plot_path, resume, ignore_claims, progress):
     """Sweep every input of a dtype through an adapter, in chunks, judged by the error model."""
     from specgen.adapters.registry import AdapterLoadError
     from specgen.commands.run import output_path_problem
@@ -120,9 +123,13 @@ def sweep(adapter_name, op, standard, version, dtype, attributes, ranges, shard,
     try:
         attrs = parse_attributes(attributes)
         sh = parse_shard(shard)
+        extra = parse_attributes(",".join(extra_inputs))
+        if any(isinstance(v, str) for v in extra.values()):
+            raise SweepUsageError("--input takes NAME=NUMBER")
         p = prepare(adapter_name, op, standard, version, dtype, attrs, list(ranges) or None,
                     chunk_size=chunk_size or DEFAULT_CHUNK, samples=samples or DEFAULT_SAMPLES,
-                    seed=DEFAULT_SEED if seed is None else seed, ignore_claims=ignore_claims)
+                    seed=DEFAULT_SEED if seed is None else seed, ignore_claims=ignore_claims,
+                    extra_inputs=extra, sample=sample)
     except SweepUsageError as exc:
         click.echo(f"sweep: {exc}", err=True)
         raise SystemExit(EXIT_USAGE)

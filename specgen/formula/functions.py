@@ -17,8 +17,10 @@ A row gives:
 - ``piecewise``: the function switches between branches (breakpoint analysis looks at it);
 - ``libm``: the fast path of golden values (specgen.numerics.libm): numpy's implementation per float
   type with the error bound assumed for it (tests/test_libm.py checks every row's bound against
-  mpmath), exact points, the range of values and the known sign; a function without it is settled
-  per element in mpmath (slow);
+  mpmath), exact points, the range of values, the known sign, and ``slope``, a bound on the
+  derivative over an interval that lets tier 0 (specgen.numerics.fast64) carry an argument's error
+  through the function at the cost of a few array operations; a function without ``libm`` is settled
+  per element in mpmath (slow), one without ``slope`` skips tier 0;
 - ``critical``: the arguments where the function's behaviour in a float type changes (exp
   overflows or stops mattering next to 1, tanh saturates, ...), each a predicate on the exact value
   rounded to the type (``Critical``); specgen.formula.critical locates them per type and the corpus
@@ -64,6 +66,13 @@ class Libm:
     # its value at exact (point) arguments only; an argument interval goes to mpmath
     # (specgen.numerics.ziv, the row's ``mp_image``)
     monotone: bool = True
+    # tier 0 of golden values (specgen.numerics.fast64): slope(v, a, e) bounds |f'| over [a - e, a + e]
+    # (float64 arrays; v = numpy's f(a)), so an argument's error e moves the value by at most slope * e;
+    # inf or NaN where no bound is known (the element goes to the next tier). None: no tier 0.
+    slope: Callable | None = None
+    # the double-double tier (specgen.numerics.dd64) at tiny arguments: (polynomial in u, radius, c, k):
+    # for |u| <= radius, |f(u) - polynomial| <= c |u|^k. None: the float64 value only.
+    small: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -287,6 +296,63 @@ def _mp_pow(a, b):
     return mpmath.power(a, b)
 
 
+# ----------------------------------------------------------------------------- slopes for tier 0
+# Bounds on |f'| over [a - e, a + e], vectorised; v is numpy's f(a) (within the row's ulps). Where e
+# is not small the bound is inf (the element goes to tier 1). 1 + 2e bounds exp(e) for e <= 1/2.
+
+def _exp_upper(v, a, e, offset: float = 0.0):
+    """A bound on exp(t) + offset over [a - e, a + e]: (|v| + offset) (1 + 2e) where e <= 1/2 (v is
+    exp(a) or expm1(a)), exp(a + e) computed where e is larger."""
+    out = (np.abs(v) + offset) * (1.0 + 2.0 ** -45) * (1.0 + 2.0 * e)
+    wide = np.asarray(e > 0.5)
+    if wide.any():
+        t = np.broadcast_to(np.asarray(a + e, dtype=np.float64), wide.shape)[wide]
+        top = np.exp(t + np.abs(t) * 2.0 ** -50) * (1.0 + 2.0 ** -45)
+        out = np.array(np.broadcast_to(out, wide.shape), dtype=np.float64)
+        out[wide] = top
+    return out
+
+
+def _slope_exp(v, a, e):
+    """exp' = exp."""
+    return _exp_upper(v, a, e)
+
+
+def _slope_expm1(v, a, e):
+    """expm1' = exp = expm1 + 1."""
+    return _exp_upper(v, a, e, 1.0)
+
+
+def _lowest_magnitude(a, e):
+    """A lower bound on |t| over [a - e, a + e] (0 where the interval holds 0)."""
+    return np.maximum((np.abs(a) - e) * (1.0 - 2.0 ** -50), 0.0)
+
+
+def _slope_tanh(v, a, e):
+    """tanh' = sech^2 <= min(1, 4 exp(-2|t|)), plus 2^-1000 for exp's underflow."""
+    t = _lowest_magnitude(a, e)
+    return np.minimum(1.0, 4.0 * np.exp(-2.0 * t) * (1.0 + 2.0 ** -45)) + 2.0 ** -1000
+
+
+def _slope_erf(v, a, e):
+    """erf' = -erfc' = 2 / sqrt(pi) exp(-t^2) (2 / sqrt(pi) < 1.1284), plus 2^-1000 for exp's underflow."""
+    t = _lowest_magnitude(a, e)
+    return 1.1284 * np.exp(-(t * t) * (1.0 - 2.0 ** -50)) * (1.0 + 2.0 ** -45) + 2.0 ** -1000
+
+
+def _slope_reciprocal(shift: float):
+    """log (shift 0): 1 / (a - e); log1p (shift 1): 1 / (1 + a - e); inf where that is not positive."""
+    def slope(v, a, e):
+        low = (a + shift - e) * (1.0 - 2.0 ** -50)
+        return np.where(low > 0, 1.0 / np.where(low > 0, low, 1.0), np.inf)
+    return slope
+
+
+def _slope_sqrt(v, a, e):
+    low = (a - e) * (1.0 - 2.0 ** -50)
+    return np.where(low > 0, 0.5 / np.sqrt(np.where(low > 0, low, 1.0)) * (1.0 + 2.0 ** -50), np.inf)
+
+
 def _exact_sign(q):
     return Fraction((q > 0) - (q < 0))
 
@@ -349,7 +415,8 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("sign", 1, 1, np.sign, "np.sign({0})", mpmath.sign, "-1, 0 or 1", exact=_exact_sign,
              interval=_iv_sign, piecewise=True),
     Function("exp", 1, 1, np.exp, "np.exp({0})", mpmath.exp, "e to the x", monotone="increasing", ulps=BUDGETS["exp"],
-             libm=_libm(np.exp, np.exp, 8, 8, 0.69, 1.11, exact={0: 1}, range=(0.0, _INF), sign="positive"),
+             libm=_libm(np.exp, np.exp, 8, 8, 0.69, 1.11, exact={0: 1}, range=(0.0, _INF), sign="positive",
+                        slope=_slope_exp, small=("1 + u + u * u / 2", 2.0 ** -20, 0.17, 3)),
              critical=_exp_critical(),
              rewrites=(("exp(u) - 1", "expm1(u)"), ("1 - exp(u)", "-expm1(u)"),
                        # SELU's alpha * exp(x) - alpha; + 0 keeps IEEE's +0 for an exact zero difference
@@ -359,18 +426,23 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
                        ("v / (1 + exp(u))", "where(u > 0, v * exp(-u) / (exp(-u) + 1), v / (1 + exp(u)))"))),
     Function("expm1", 1, 1, np.expm1, "np.expm1({0})", mpmath.expm1, "exp(x) - 1 without cancellation",
              monotone="increasing", ulps=BUDGETS["expm1"],
-             libm=_libm(np.expm1, np.expm1, 8, 12, 0.53, 2.40, exact={0: 0}, range=(-1.0, _INF), sign="argument"),
+             libm=_libm(np.expm1, np.expm1, 8, 12, 0.53, 2.40, exact={0: 0}, range=(-1.0, _INF), sign="argument",
+                        slope=_slope_expm1, small=("u + u * u / 2", 2.0 ** -20, 0.17, 3)),
              critical=(Critical("overflow", "expm1(t) rounds to inf", "+", lambda t, d: _rn(mpmath.expm1(t), d) == math.inf),
-                       _saturation(mpmath.expm1, "-", -1), _linear(mpmath.expm1, "+"), _linear(mpmath.expm1, "-"))),
+                       _saturation(mpmath.expm1, "-", -1), _linear(mpmath.expm1, "+"), _linear(mpmath.expm1, "-")),
+             # CELU's min(0, alpha * expm1(x / alpha)): for v >= 0 the same as v * expm1(min(u, 0)), whose
+             # enclosure stays finite where expm1(u) overflows (u > 709: the min is 0 there)
+             rewrites=(("min(0, v * expm1(u))", "where(v >= 0, v * expm1(min(u, 0)), min(0, v * expm1(u)))"),)),
     Function("log", 1, 1, np.log, "np.log({0})", mpmath.log, "natural logarithm", monotone="increasing",
              domain=(0.0, math.inf), ulps=BUDGETS["log"],
-             libm=_libm(np.log, np.log, 8, 8, 0.60, 0.95, domain=(0.0, _INF), exact={1: 0}),
+             libm=_libm(np.log, np.log, 8, 8, 0.60, 0.95, domain=(0.0, _INF), exact={1: 0}, slope=_slope_reciprocal(0.0)),
              critical=(Critical("subnormal-argument", "t is below the smallest normal", "+", lambda t, d: _below_normal(t, d)),
                        Critical("one", "t crosses 1, where log(t) changes sign", "+", lambda t, d: t < 1)),
              rewrites=(("log(1 + u)", "log1p(u)"), ("log(u + 1)", "log1p(u)"))),
     Function("log1p", 1, 1, np.log1p, "np.log1p({0})", mpmath.log1p, "log(1 + x) without cancellation",
              monotone="increasing", domain=(-1.0, math.inf), ulps=BUDGETS["log1p"],
-             libm=_libm(np.log1p, np.log1p, 8, 12, 0.62, 2.43, domain=(-1.0, _INF), exact={0: 0}, sign="argument"),
+             libm=_libm(np.log1p, np.log1p, 8, 12, 0.62, 2.43, domain=(-1.0, _INF), exact={0: 0}, sign="argument",
+                        slope=_slope_reciprocal(1.0), small=("u - u * u / 2", 2.0 ** -20, 0.34, 3)),
              critical=(_linear(mpmath.log1p, "+"), _linear(mpmath.log1p, "-"),
                        Critical("pole", "t crosses -1, where log1p(t) is -inf", "-", lambda t, d: t <= -1),
                        Critical("one-negligible", "t >= 2^p: next to t the 1 of 1 + t is at most half an ULP", "+",
@@ -380,10 +452,11 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("sqrt", 1, 1, np.sqrt, "np.sqrt({0})", mpmath.sqrt, "square root", monotone="increasing",
              domain=(0.0, math.inf), ulps=BUDGETS["sqrt"],
              libm=_libm(np.sqrt, np.sqrt, 1, 1, 0.50, 0.50, domain=(0.0, _INF), exact={0: 0, 1: 1},
-                        range=(0.0, _INF), sign="argument")),
+                        range=(0.0, _INF), sign="argument", slope=_slope_sqrt)),
     Function("tanh", 1, 1, np.tanh, "np.tanh({0})", mpmath.tanh, "hyperbolic tangent", monotone="increasing",
              ulps=BUDGETS["tanh"],
-             libm=_libm(np.tanh, np.tanh, 8, 12, 1.19, 2.86, exact={0: 0}, range=(-1.0, 1.0), sign="argument"),
+             libm=_libm(np.tanh, np.tanh, 8, 12, 1.19, 2.86, exact={0: 0}, range=(-1.0, 1.0), sign="argument",
+                        slope=_slope_tanh, small=("u - u * u * u / 3", 2.0 ** -20, 0.14, 5)),
              critical=(_saturation(mpmath.tanh, "+", 1), _saturation(mpmath.tanh, "-", -1),
                        _linear(mpmath.tanh, "+"), _linear(mpmath.tanh, "-")),
              # 1 + tanh(u) = 2 e^2u / (1 + e^2u): no cancellation (nor overflow) far below 0
@@ -392,12 +465,14 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
                        ("1 - tanh(u)", "where(u > 0, 2 * exp(-2 * u) / (1 + exp(-2 * u)), 1 - tanh(u))"))),
     Function("erf", 1, 1, np_erf, "_erf({0})", mpmath.erf, "error function", monotone="increasing", ulps=BUDGETS["erf"],
              helper_source=_ERF_HELPER,
-             libm=_libm(_erf64, erf_ld.erf, 8, 24, 1.06, 4.15, exact={0: 0}, range=(-1.0, 1.0), sign="argument"),
+             libm=_libm(_erf64, erf_ld.erf, 8, 24, 1.06, 4.15, exact={0: 0}, range=(-1.0, 1.0), sign="argument",
+                        slope=_slope_erf),
              critical=(_saturation(mpmath.erf, "+", 1), _saturation(mpmath.erf, "-", -1)),
              rewrites=(("1 + erf(u)", "erfc(-u)"), ("erf(u) + 1", "erfc(-u)"), ("1 - erf(u)", "erfc(u)"))),
     Function("erfc", 1, 1, np_erfc, "_erfc({0})", mpmath.erfc, "complementary error function, 1 - erf(x)",
              monotone="decreasing", ulps=BUDGETS["erfc"], helper_source=_ERFC_HELPER,
-             libm=_libm(_erfc64, erf_ld.erfc, 16, 24, 3.12, 3.96, exact={0: 1}, range=(0.0, 2.0), sign="positive"),
+             libm=_libm(_erfc64, erf_ld.erfc, 16, 24, 3.12, 3.96, exact={0: 1}, range=(0.0, 2.0), sign="positive",
+                        slope=_slope_erf),
              critical=(_saturation(mpmath.erfc, "-", 2),
                        Critical("subnormal", "erfc(t) is below the smallest normal", "+",
                                 lambda t, d: _below_normal(mpmath.erfc(t), d)),

@@ -1,9 +1,11 @@
 """Golden values: the formula at exact inputs and float32 attributes, rounded once to the output dtype.
 
 Every element ends up correctly rounded, each by the cheapest tier that proves it:
-0. **plain float64 with a running error bound** (specgen.numerics.fast64) for the rational
-   formulas: numpy's own evaluation plus a few operations per node for the bound, in cache-sized
-   blocks; what it cannot prove goes to tier 1.
+0. **plain float64 with a running error bound** (specgen.numerics.fast64): numpy's own evaluation
+   plus a few operations per node for the bound, in cache-sized blocks; function calls through
+   their function-table row's ``libm`` (numpy's float64 function, its ``ulps``, and its ``slope``,
+   which carries the argument's error), first on the formula as written, then on its rewritten form;
+   what it cannot prove goes to tier 1.
 1. **float64 with a proven error bound.** Rational formulas (+ - * /, min, max, abs, where, clamp,
    comparisons) are evaluated in float64 while a rigorous bound on |float64 value - exact value|
    is carried per element: TwoSum and Dekker's TwoProduct give the exact rounding error of each
@@ -19,7 +21,9 @@ Every element ends up correctly rounded, each by the cheapest tier that proves i
    each libm call's error (specgen.numerics.libm: monotone images of the enclosure's ends widened
    by the bound assumed for numpy's implementation), on exact rewrites that avoid cancellation
    (``rewrite``), tracking the sign of exp-derived values; the undecided rest goes through the same
-   enclosure in x87 long double, then mpmath intervals with rising precision
+   enclosure in x87 long double, then the double-double tier (specgen.numerics.dd64: ties that a
+   tiny term breaks, float32 subnormal x in 0.5 x (1 + tanh(u)), vectorised; rational formulas use
+   it too before exact rationals), then mpmath intervals with rising precision
    (specgen.numerics.ziv, capped at 4096 bits: an element undecided there is a SpecError naming the
    spec and formula). Integer outputs of transcendental formulas use mpmath at 256 bits.
 Non-finite inputs follow the spec's special-value outcomes (the recommended one, else the first);
@@ -42,7 +46,7 @@ from specgen.errors import Problem, SpecError
 from specgen.formula.breakpoints import _RATIONAL_CALLS, NotRational, evaluate_exact, is_rational
 from specgen.formula.functions import CONSTANTS, FUNCTIONS
 from specgen.formula.numpy_eval import evaluate
-from specgen.numerics import fast64
+from specgen.numerics import dd64, fast64
 from specgen.numerics import libm
 from specgen.numerics.eft import two_prod_err, two_sum_err
 from specgen.numerics import ziv
@@ -130,13 +134,12 @@ class _Interval:
         self.shape = shape
         self.ft = ftype
         self.inflate, self.safe_max, self.safe_min = _limits(ftype)
-        self._memo: dict[int, _Iv] = {}  # a subtree shared by a rewrite (u in max(u, 0) + ... |u|) once
+        self._memo: dict = {}  # a subtree shared by a rewrite (u in max(u, 0) + ... |u|) once
 
     def eval(self, node):
-        key = id(node)
-        if key not in self._memo:
-            self._memo[key] = (node, self._eval(node))  # keep node alive: ids stay unique
-        return self._memo[key][1]
+        if node not in self._memo:  # by value: a rewrite's repeated subtree (exp(-u) twice) once
+            self._memo[node] = self._eval(node)
+        return self._memo[node]
 
     def const(self, value: float, exact: Fraction | None):
         ft = self.ft
@@ -584,10 +587,10 @@ def _finite_or_zero(a: np.ndarray, finite: np.ndarray) -> np.ndarray:
     return v if finite.all() else np.where(finite, v, 0.0)
 
 
-def _accept_tier0(v, e, bad, dtype: str):
+def _accept_tier0(v, e, bad, dtype: str, sign=None):
     """(accepted mask, rounded values) of a tier-0 block, for an output narrower than float64: both
     ends of [v - e, v + e] round alike (a zero result with a nonzero bound is left to tier 1: its
-    sign is in doubt)."""
+    sign is in doubt, unless ``sign``, the exact value's sign tracked through the functions, knows it)."""
     with np.errstate(all="ignore"):
         r = round_float64(v, dtype)
         ok = np.isfinite(v) & ~bad
@@ -597,7 +600,12 @@ def _accept_tier0(v, e, bad, dtype: str):
         # (where w > |v| the ends have opposite signs or are zeros, and are not accepted)
         w = e * fast64.INFLATE + np.abs(v) * 2.0 ** -51
         r_lo, r_hi = round_float64(v - w, dtype), round_float64(v + w, dtype)
-        ok &= (r_lo == r_hi) & np.isfinite(w) & ((r != 0) | (e == 0))
+        zero_known = False
+        if sign is not None:
+            zero_known = (r == 0) & (sign != 0)
+            if np.any(zero_known):
+                r = np.where(zero_known, round_float64(np.copysign(np.zeros(np.shape(r)), sign), dtype), r)
+        ok &= (r_lo == r_hi) & np.isfinite(w) & ((r != 0) | (e == 0) | zero_known)
     return ok, r
 
 
@@ -713,6 +721,20 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                     r[a:b], ok[a:b] = _accept_int(_Iv(*np.broadcast_arrays(v, e, bad)), out_dtype, mode)
             tier0 = int(ok.sum())
             todo = np.flatnonzero(finite & ~ok)
+        elif transcendental and out_dtype != "float64":  # tier 0 for the functions: the formula as
+            # written, then its rewritten form (no cancellation, no overflow) on what that left undecided
+            todo = np.flatnonzero(finite)
+            in_dtypes = {k: dt.by_numpy(a.dtype).name for k, a in flat.items()}
+            for form in dict.fromkeys((node, enode)):
+                if not len(todo) or not fast64.supported(form, True):
+                    continue
+                for a, b in _blocks(len(todo)):
+                    sub = todo[a:b]
+                    blk = {k: _finite_or_zero(v[sub], finite[sub]) for k, v in flat.items()}
+                    v, e, undecided, sign = fast64.evaluate_signed(form, blk, in_dtypes, attrs64)
+                    ok[sub], out_float[sub] = _accept_tier0(v, e, big[sub] | undecided, out_dtype, sign)
+                todo = todo[~ok[todo]]
+            tier0 = int(ok.sum())
         todo = np.flatnonzero(finite) if todo is None else todo
         for a, b in _blocks(len(todo)):  # tier 1 on what tier 0 did not prove
             sub = todo[a:b]
@@ -748,6 +770,16 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             done[idx] = True
             proven += len(idx)
             todo = todo[~ok_ld]
+        if len(todo) and out_dtype != "float64" and dd64.supported(node):  # double-double: ties a tiny term breaks
+            try:
+                r_dd, ok_dd = dd64.decide(node, {k: env64[k][todo] for k in names}, attrs64, out_dtype)
+            except dd64.Unsupported:
+                ok_dd = np.zeros(len(todo), dtype=bool)
+            idx = todo[ok_dd]
+            out_float[idx] = round_float64(r_dd[ok_dd], out_dtype)
+            ok[idx] = done[idx] = True
+            proven += len(idx)
+            todo = todo[~ok_dd]
         ieee_t = None
         node_key = repr(enode) if len(todo) else None
         for i in todo:
@@ -774,6 +806,18 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     if len(special_idx):
         special_vals = _specials(spec, node, {k: v[special_idx] for k, v in env64.items()}, attrs64, out_dtype, standard)
         done[special_idx] = True
+
+    rest = np.flatnonzero(~done)
+    if rational and len(rest) and out_kind.is_float and out_dtype != "float64" and dd64.supported(node) \
+            and all(dt.by_numpy(a.dtype).is_float for a in flat.values()):  # double-double before exact rationals
+        try:
+            r_dd, ok_dd = dd64.decide(node, {k: env64[k][rest] for k in names}, attrs64, out_dtype)
+        except dd64.Unsupported:
+            ok_dd = np.zeros(len(rest), dtype=bool)
+        idx = rest[ok_dd]
+        out_float[idx] = round_float64(r_dd[ok_dd], out_dtype)
+        ok[idx] = done[idx] = True
+        proven += len(idx)
 
     # tiers 2/3 for the rest
     rest = np.flatnonzero(~done)

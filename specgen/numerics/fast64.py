@@ -42,6 +42,7 @@ ETA = 4 * 2.0 ** -1074  # underflow of a product or quotient and of the bound's 
 INFLATE = 1.0 + 2.0 ** -49
 UI = U * INFLATE * (1.0 + 2.0 ** -52)  # u (1 + u), inflated
 _FUNCS = {"abs", "min", "max", "clamp", "sign", "where"}
+_TWO52 = 2.0 ** -52
 
 
 class Unsupported(Exception):
@@ -111,36 +112,62 @@ class _V:
     v: np.ndarray | float
     e: np.ndarray | float  # bound on |v - exact|; the scalar 0.0 where statically exact
     grid: _Grid | None  # static exactness (None: not known exact)
+    sg: np.ndarray | float | None = None  # sign of the exact value where known beyond v +- e (exp > 0), else 0
+    bad: np.ndarray | bool = False  # undecided here (overflow, a pole, a divisor near 0); where() picks
+
+
+def _sgn(a: _V):
+    """The exact value's sign where known: from v +- e, else from the tracked sign (0: unknown)."""
+    with np.errstate(invalid="ignore"):
+        known = np.where(np.abs(a.v) > a.e, np.sign(a.v), 0.0) if not _zero(a.e) else np.sign(a.v)
+    return known if a.sg is None else np.where(known == 0, a.sg, known)
 
 
 @lru_cache(maxsize=256)
-def supported(node) -> bool:
+def supported(node, transcendental: bool = False) -> bool:
     """Whether this tier evaluates the formula: every node one it knows, comparisons and logic only
-    as conditions of where() (elsewhere tier 1 gives the usual error)."""
-    return _value_ok(node)
+    as conditions of where() (elsewhere tier 1 gives the usual error). With ``transcendental``, also
+    calls of one-argument functions whose function-table row has a float64 ``libm`` with a
+    ``slope`` (the bound on the derivative that carries an argument's error to the value)."""
+    return _value_ok(node, transcendental)
 
 
-def _value_ok(node) -> bool:
+def _libm_row(name: str):
+    """The function-table row's fast path for float64, or None (no libm, no slope, not one argument)."""
+    from specgen.formula.functions import FUNCTIONS
+
+    f = FUNCTIONS.get(name)
+    if f is None or f.libm is None or f.libm.slope is None or np.float64 not in f.libm.numpy or f.max_args != 1:
+        return None
+    return f.libm
+
+
+def _value_ok(node, transcendental: bool) -> bool:
     if isinstance(node, (n.Num, n.Var)):
         return True
+    if isinstance(node, n.Const):
+        return transcendental and node.name in ("pi", "e")
     if isinstance(node, n.Unary):
-        return _value_ok(node.operand)
+        return _value_ok(node.operand, transcendental)
     if isinstance(node, n.Binary):
-        return _value_ok(node.left) and _value_ok(node.right)
+        return _value_ok(node.left, transcendental) and _value_ok(node.right, transcendental)
     if isinstance(node, n.Call) and node.func in _FUNCS:
         if node.func == "where":
-            return len(node.args) == 3 and _cond_ok(node.args[0]) and _value_ok(node.args[1]) and _value_ok(node.args[2])
-        return all(_value_ok(a) for a in node.args)
+            return len(node.args) == 3 and _cond_ok(node.args[0], transcendental) and \
+                _value_ok(node.args[1], transcendental) and _value_ok(node.args[2], transcendental)
+        return all(_value_ok(a, transcendental) for a in node.args)
+    if isinstance(node, n.Call) and transcendental and _libm_row(node.func) is not None:
+        return len(node.args) == 1 and _value_ok(node.args[0], transcendental)
     return False
 
 
-def _cond_ok(node) -> bool:
+def _cond_ok(node, transcendental: bool) -> bool:
     if isinstance(node, n.Compare):
-        return _value_ok(node.left) and _value_ok(node.right)
+        return _value_ok(node.left, transcendental) and _value_ok(node.right, transcendental)
     if isinstance(node, n.Logical):
-        return all(_cond_ok(o) for o in node.operands)
+        return all(_cond_ok(o, transcendental) for o in node.operands)
     if isinstance(node, n.Not):
-        return _cond_ok(node.operand)
+        return _cond_ok(node.operand, transcendental)
     return False
 
 
@@ -148,13 +175,13 @@ class _Eval:
     def __init__(self, env: dict[str, _V]):
         self.env = env
         self.undecided: np.ndarray | bool = False
-        self._memo: dict[int, tuple] = {}
+        self._memo: dict = {}
 
     def eval(self, node) -> _V:
-        key = id(node)
-        if key not in self._memo:
-            self._memo[key] = (node, self._eval(node))
-        return self._memo[key][1]
+        # keyed by the node's value: a rewrite's repeated subtree (exp(-u) twice) is evaluated once
+        if node not in self._memo:
+            self._memo[node] = self._eval(node)
+        return self._memo[node]
 
     def _eval(self, node) -> _V:
         if isinstance(node, n.Num):
@@ -163,14 +190,30 @@ class _Eval:
             return self.env[node.name]
         if isinstance(node, n.Unary):
             a = self.eval(node.operand)
-            return _V(-a.v, a.e, a.grid) if node.op == "-" else a
+            return _V(-a.v, a.e, a.grid, None if a.sg is None else -a.sg, a.bad) if node.op == "-" else a
         if isinstance(node, n.Binary):
             return self.binary(node.op, self.eval(node.left), self.eval(node.right))
         if isinstance(node, n.Call):
             return self.call(node)
+        if isinstance(node, n.Const) and node.name in ("pi", "e"):
+            value = math.pi if node.name == "pi" else math.e
+            return _V(value, math.ulp(value), None)
         raise Unsupported(type(node).__name__)
 
     def binary(self, op: str, a: _V, b: _V) -> _V:
+        out = self._binary(op, a, b)
+        out.bad = out.bad | a.bad | b.bad
+        if a.sg is not None or b.sg is not None:  # a tracked sign (exp > 0) survives * / and same-sign sums
+            sa, sb = _sgn(a), _sgn(b)
+            if op in "*/":
+                out.sg = sa * sb
+            else:
+                sb = sb if op == "+" else -sb
+                zero_a, zero_b = (a.v == 0) & _zero_bound(a.e), (b.v == 0) & _zero_bound(b.e)  # exact zeros
+                out.sg = np.where(sa == sb, sa, np.where(zero_a, sb, np.where(zero_b, sa, 0.0)))
+        return out
+
+    def _binary(self, op: str, a: _V, b: _V) -> _V:
         exact = a.grid is not None and b.grid is not None
         if op in "+-":
             v = a.v + b.v if op == "+" else a.v - b.v
@@ -191,9 +234,13 @@ class _Eval:
             if not (_zero(a.e) or _zero(b.e)):
                 terms.append(a.e * b.e)
             e = _total(*terms)
-            # an exact zero operand makes the product exactly zero (its sign is IEEE's: no bound)
-            zero = ((a.v == 0) & (a.e == 0)) | ((b.v == 0) & (b.e == 0))
-            return _V(v, np.where(zero, 0.0, e), None)
+            # an exact zero operand makes the product exactly zero (its sign is IEEE's: no bound), but
+            # its sign is the other operand's only where that one's sign is certain: 0 * (exp(x) - 1) at
+            # x = -2^-149 computes 1 - 1 = +0 where the exact factor is negative (undecided here)
+            zero_a, zero_b = (a.v == 0) & (a.e == 0), (b.v == 0) & (b.e == 0)
+            with np.errstate(invalid="ignore"):
+                doubt = (zero_a & (np.abs(b.v) <= b.e) & (b.e != 0)) | (zero_b & (np.abs(a.v) <= a.e) & (a.e != 0))
+            return _V(v, np.where(zero_a | zero_b, 0.0, e), None, None, doubt if np.any(doubt) else False)
         # division: never statically exact
         v = a.v / b.v
         terms = [np.abs(v) * (UI * INFLATE) + ETA]
@@ -205,11 +252,15 @@ class _Eval:
             num = a.e if _zero(b.e) else np.abs(v) * ((1.0 + 2.0 ** -50) * b.e) + a.e
             terms.append(num / den)
             bad = den <= mb * 0.5
-        self.undecided = self.undecided | bad
         zero = (a.v == 0) & (a.e == 0)  # an exact zero numerator: exactly zero (b != 0, else undecided)
-        return _V(v, np.where(zero, 0.0, _total(*terms)), None)
+        return _V(v, np.where(zero, 0.0, _total(*terms)), None, None, bad)
 
     def pick(self, a: _V, b: _V, larger: bool) -> _V:
+        out = self._pick(a, b, larger)
+        out.bad = a.bad | b.bad
+        return out
+
+    def _pick(self, a: _V, b: _V, larger: bool) -> _V:
         """max (larger) or min. Where the order is certain beyond the bounds the result carries the
         chosen operand's bound, elsewhere the larger of the two (max and min are 1-Lipschitz)."""
         v = np.maximum(a.v, b.v) if larger else np.minimum(a.v, b.v)
@@ -227,6 +278,8 @@ class _Eval:
         """The condition's value; where the bounds do not decide it, ``self.undecided`` is set."""
         if isinstance(node, n.Compare):
             a, b = self.eval(node.left), self.eval(node.right)
+            if a.bad is not False or b.bad is not False:
+                self.undecided = self.undecided | a.bad | b.bad
             res = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
                    "==": np.equal, "!=": np.not_equal}[node.op](a.v, b.v)
             if not (_zero(a.e) and _zero(b.e)):
@@ -254,7 +307,9 @@ class _Eval:
             a, b = self.eval(args[1]), self.eval(args[2])
             e = 0.0 if _zero(a.e) and _zero(b.e) else np.where(c, a.e, b.e)
             grid = _either_grid(a.grid, b.grid) if a.grid is not None and b.grid is not None else None
-            return _V(np.where(c, a.v, b.v), e, grid)
+            sg = np.where(c, _sgn(a), _sgn(b)) if a.sg is not None or b.sg is not None else None
+            bad = np.where(c, a.bad, b.bad) if a.bad is not False or b.bad is not False else False
+            return _V(np.where(c, a.v, b.v), e, grid, sg, bad)
         if f in ("min", "max"):
             out = self.eval(args[0])
             for a in args[1:]:
@@ -265,13 +320,44 @@ class _Eval:
             return self.pick(self.pick(x, lo, True), hi, False)
         if f == "abs":
             a = self.eval(args[0])
-            return _V(np.abs(a.v), a.e, a.grid)
+            return _V(np.abs(a.v), a.e, a.grid, None, a.bad)
         if f == "sign":
             a = self.eval(args[0])
-            if not _zero(a.e):
-                self.undecided = self.undecided | (np.abs(a.v) <= a.e)
-            return _V(np.sign(a.v), 0.0, _Grid(1, 0, 1))
+            bad = a.bad if _zero(a.e) else a.bad | (np.abs(a.v) <= a.e)
+            return _V(np.sign(a.v), 0.0, _Grid(1, 0, 1), None, bad)
+        row = _libm_row(f)
+        if row is not None:
+            return self.libm_call(row, self.eval(args[0]))
         raise Unsupported(f)
+
+    def libm_call(self, row, a: _V) -> _V:
+        """numpy's float64 function: its own error (the row's ``ulps``, in ULPs of the value) plus the
+        argument's error carried by the row's ``slope`` (a bound on |f'| over [a - e, a + e]).
+        Outside the domain, or where anything is not finite, the element is undecided."""
+        ulps = row.ulps[np.float64]
+        v = np.asarray(row.numpy[np.float64](a.v), dtype=np.float64)
+        e = (np.abs(v) * (ulps * _TWO52 * (1.0 + 2.0 ** -20)) + ulps * 2.0 ** -1074) * INFLATE
+        if not _zero(a.e):
+            e = _total(e, row.slope(v, a.v, a.e) * a.e)
+        d_lo, d_hi = row.domain
+        lo, hi = (a.v, a.v) if _zero(a.e) else (a.v - a.e * INFLATE, a.v + a.e * INFLATE)
+        bad = ~np.isfinite(v) | ~np.isfinite(e)
+        if d_lo > -math.inf:
+            bad |= lo <= d_lo  # a pole at the domain's edge (log 0) counts as outside
+        if d_hi < math.inf:
+            bad |= hi > d_hi
+        bad = bad | a.bad
+        if _zero(a.e):  # exact points: the value is exact (tanh(0) = 0)
+            for x0, y0 in row.exact.items():
+                at = a.v == x0
+                if np.any(at):
+                    v, e = np.where(at, float(y0), v), np.where(at, 0.0, e)
+        sg = None
+        if row.sign == "positive":
+            sg = 1.0
+        elif row.sign == "argument":
+            sg = _sgn(a)
+        return _V(v, e, None, sg, bad)
 
 
 @lru_cache(maxsize=1024)
@@ -281,6 +367,11 @@ def _literal(text: str) -> _V:
         return _V(value, 0.0, _grid_of_value(value))
     # a literal not exact in float64: its own rounding, doubled for safety
     return _V(value, abs(float(Fraction(value) - exact)) * 2 or 2.0 ** -1074, None)
+
+
+def _zero_bound(e):
+    """Where the bound is 0 (the value is exact)."""
+    return True if _zero(e) else e == 0
 
 
 def _zero(e) -> bool:
@@ -300,6 +391,12 @@ def evaluate(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], 
     """(value, bound, undecided) of the formula on one block: float64 arrays (the bound may be the
     scalar 0.0: exact everywhere) and a bool mask (or False). Inputs must be finite (callers put 0
     where they are not) and exactly representable in float64."""
+    return evaluate_signed(node, inputs, input_dtypes, attributes)[:3]
+
+
+def evaluate_signed(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], attributes: dict[str, float]):
+    """``evaluate`` and the exact value's sign where the bound does not give it but the functions do
+    (exp(u) > 0 below the float64 range; 0: unknown, None: nothing tracked)."""
     env = {}
     for k, v in inputs.items():
         env[k] = _V(v, 0.0, grid_of_dtype(input_dtypes[k]))
@@ -308,4 +405,5 @@ def evaluate(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], 
     ev = _Eval(env)
     with np.errstate(all="ignore"):
         out = ev.eval(node)
-    return out.v, out.e, ev.undecided
+        sg = None if out.sg is None else _sgn(out)
+    return out.v, out.e, ev.undecided | out.bad, sg

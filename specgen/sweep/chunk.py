@@ -44,11 +44,17 @@ class SweepDef:
     space: tuple  # ("bits", ((lo, hi), ...)) or ("sample", per_binade, seed, (extra bits, ...))
     chunk_size: int
     specs: str = ""  # the specs folder the op is read from, absolute ("": the bundled specs/)
+    # further tensor inputs held at one value each (PRelu's slope): ((name, value in the dtype), ...)
+    extra_inputs: tuple = ()
 
     def identity(self) -> dict:
         d = asdict(self)
         del d["chunk_size"]  # the grid does not change the result: parts cut differently still merge
         del d["specs"]  # where the specs lie is not what was swept (a folder moved still resumes)
+        if self.extra_inputs:
+            d["extra_inputs"] = {k: v for k, v in self.extra_inputs}
+        else:  # a one-input sweep's identity is what it was before further inputs existed
+            del d["extra_inputs"]
         d["attributes"] = {k: v for k, v in self.attributes}
         d["attributes_given"] = list(self.attributes_given)
         if self.space[0] == "bits":
@@ -116,7 +122,7 @@ def worker_state(sweep: SweepDef) -> _Worker:
     if w is None:
         specs = preload_specs(sweep.specs)
         spec = specs[sweep.op]
-        ctx = J.Context(spec, sweep.standard, sweep.dtype, sweep.attrs)
+        ctx = J.Context(spec, sweep.standard, sweep.dtype, sweep.attrs, dict(sweep.extra_inputs))
         w = _CACHE[sweep] = _Worker(ctx, load_adapter(sweep.adapter, specs), sweep.make_space(), spec)
     return w
 
@@ -127,9 +133,14 @@ def _call(sweep: SweepDef, spec, x: np.ndarray):
     y = spec.outputs[0].name
     return Call(case_id=f"sweep:{sweep.op}/{sweep.standard}-{sweep.version}/{sweep.dtype}", op=sweep.op,
                 standard=sweep.standard, version=sweep.version, dtype=sweep.dtype, kind="positive",
-                inputs={spec.inputs[0].name: x}, outputs={y: OutputInfo((x.shape[0],), sweep.dtype)},
+                inputs={spec.inputs[0].name: x, **extra_arrays(sweep, x)}, outputs={y: OutputInfo((x.shape[0],), sweep.dtype)},
                 out={y: np.zeros(x.shape[0], dtype=dt.get(sweep.dtype).numpy)}, attributes=sweep.attrs,
                 attributes_given=tuple(sweep.attributes_given), spec=spec)
+
+
+def extra_arrays(sweep: SweepDef, x: np.ndarray) -> dict[str, np.ndarray]:
+    """The further inputs at their values, one per element of x (the sweep's dtype)."""
+    return {k: np.full(x.shape, v, dtype=x.dtype) for k, v in sweep.extra_inputs}
 
 
 def _run_once(sweep, w: _Worker, x) -> tuple[np.ndarray | None, str]:

@@ -41,27 +41,38 @@ class Judged:
 class Context:
     """What stays the same for every chunk of one sweep: spec, standard, dtype, attributes."""
 
-    def __init__(self, spec, standard: str, dtype: str, attributes: dict[str, float]):
+    def __init__(self, spec, standard: str, dtype: str, attributes: dict[str, float],
+                 extra_inputs: dict[str, float] | None = None):
         self.standard, self.dtype = standard, dtype
         self.spec, numeric = spec.resolve(attributes, standard)  # a string attribute picks the formula
         self.attributes = C.resolve_attributes(self.spec, standard, numeric)
         self.input = spec.inputs[0].name
+        self.extra = dict(extra_inputs or {})  # further inputs held at one value (PRelu's slope)
+        missing = [t.name for t in spec.inputs[1:] if t.name not in self.extra]
+        if missing:
+            raise ValueError(f"{spec.id}: a sweep needs a value for input(s) {', '.join(missing)}")
+
+    def inputs(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """The swept input and the further ones, one value per element, in x's dtype."""
+        out = {self.input: x}
+        out.update({k: np.full(x.shape, v, dtype=x.dtype) for k, v in self.extra.items()})
+        return out
 
     # -- golden values
     def golden(self, x: np.ndarray) -> np.ndarray:
-        return golden(self.spec, {self.input: x}, self.attributes, self.dtype, self.standard).y
+        return golden(self.spec, self.inputs(x), self.attributes, self.dtype, self.standard).y
 
     # -- the per-element judgement
     def judge(self, x: np.ndarray, actual: np.ndarray, expected: np.ndarray | None = None) -> Judged:
         if expected is None:
             expected = self.golden(x)
-        v = C.judge_elements(self.spec, self.standard, self.dtype, {self.input: x}, self.attributes,
+        v = C.judge_elements(self.spec, self.standard, self.dtype, self.inputs(x), self.attributes,
                              expected, actual)
         return Judged(_FROM_COMPARE[v.kind], v.error, v.bound, expected)
 
     def bounds_at(self, x: np.ndarray, actual: np.ndarray, expected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(error, bound) at a few elements (for worst-case records): the full judgement."""
-        v = C.judge_elements(self.spec, self.standard, self.dtype, {self.input: x}, self.attributes,
+        v = C.judge_elements(self.spec, self.standard, self.dtype, self.inputs(x), self.attributes,
                              expected, actual, bounds=True)
         return v.error, v.bound
 

@@ -260,9 +260,10 @@ def _binade_text(name: str, dtype: str) -> str:
     return f"{sign}[2^{e - bias}, 2^{e - bias + 1})"
 
 
-def plot(s: Summary, path: str, title: str | None = None) -> None:
+def plot(s: Summary, path: str, title: str | None = None, small: bool = False) -> None:
     """A PNG: largest error (ULP) per fine input bin against the input value (symmetric log
-    scale), failing bins in red. Needs matplotlib (extra ``plot``)."""
+    scale), failing bins in red. Needs matplotlib (extra ``plot``). ``small``: a thumbnail (about
+    360 x 130 pixels, a few KB, no legend) for a table of many sweeps."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -289,7 +290,7 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
     top_bit = d.bits - shift - 1
     sign, mag = keys >> top_bit, keys & ((1 << top_bit) - 1)
     joined = ((sign[1:] == sign[:-1]) & (np.abs(mag[1:] - mag[:-1]) == 1)) | ((mag[1:] == 0) & (mag[:-1] == 0))
-    fig, ax = plt.subplots(figsize=(10, 4.2), dpi=110)
+    fig, ax = plt.subplots(figsize=(4.5, 1.6) if small else (10, 4.2), dpi=80 if small else 110)
     floor = 1e-4
     finite = vals >= 0  # bins where every error is inf or NaN (special inputs, overflow) have -1
     top = 10 * max(1.0, float(vals[finite].max()) if finite.any() else 1.0)
@@ -323,14 +324,17 @@ def plot(s: Summary, path: str, title: str | None = None) -> None:
         pad = pad if math.isfinite(pad) else 0.0  # float64's range spans more than a float64
         ax.set_xlim(x.min() - (pad if x.min() < 0 else 0), x.max() + (pad if x.max() > 0 else 0))
     ax.set_yscale("log")
-    ax.set_xlabel(f"input x ({dtype}; symmetric log scale, linear below {lin:.3g})")
-    ax.set_ylabel("error (ULP of the output)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
+    if small:
+        ax.tick_params(labelsize=6)
+    else:
+        ax.set_xlabel(f"input x ({dtype}; symmetric log scale, linear below {lin:.3g})")
+        ax.set_ylabel("error (ULP of the output)")
+        ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
     sw = s.sweep
     attrs = ", ".join(f"{k}={v}" if isinstance(v, str) else f"{k}={v:.6g}" for k, v in sw["attributes"].items())
     ax.set_title(title or f"{sw['op']}({attrs}) {sw['standard']}-{sw['version']} {dtype} on {sw['adapter']}: "
-                 f"{s.total:,} inputs, {s.failures:,} failing", fontsize=9)
+                 f"{s.total:,} inputs, {s.failures:,} failing", fontsize=6 if small else 9)
     with np.errstate(all="ignore"):  # symlog over float64's range overflows inside matplotlib, harmlessly
         fig.tight_layout()
         fig.savefig(path, metadata={"Software": None})

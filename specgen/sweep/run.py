@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import shlex
 import time
+
+import numpy as np
 from dataclasses import dataclass, field
 
 
@@ -100,7 +102,10 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 def prepare(adapter_name: str, op: str, standard: str | None, version: str | None, dtype: str,
             attributes: dict[str, float], ranges: list[str] | None = None, chunk_size: int = DEFAULT_CHUNK,
             samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED, ignore_claims: bool = False,
-            specs: dict | None = None, loaded=None) -> Prepared:
+            specs: dict | None = None, loaded=None, extra_inputs: dict[str, float] | None = None,
+            sample: bool = False) -> Prepared:
+    """``extra_inputs``: a value for each tensor input past the first (PRelu's slope), rounded to the
+    dtype; ``sample``: the stratified sample even for a dtype narrow enough to sweep every pattern."""
     from specgen.numerics.compare import resolve_attributes
 
     if specs is None:
@@ -150,6 +155,15 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
     explicit = bool(named) or std.attribute_defaults != "applied"
     given = tuple(sorted(resolved)) if explicit else ()
 
+    names = [t.name for t in spec.inputs[1:]]
+    extra_inputs = dict(extra_inputs or {})
+    unknown = [k for k in extra_inputs if k not in names]
+    if unknown or sorted(extra_inputs) != sorted(names):
+        raise SweepUsageError(f"{op}: --input must give exactly its further inputs ({', '.join(names) or 'none'}); "
+                              f"got {', '.join(extra_inputs) or 'none'}")
+    with np.errstate(all="ignore"):
+        held = tuple((k, float(np.asarray(extra_inputs[k]).astype(dt.get(dtype).numpy))) for k in names)
+
     if loaded is None:
         from specgen.adapters.registry import load
 
@@ -182,7 +196,7 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
         space = BitsSpace(dtype, rs)
         if space.size > (1 << 40):
             raise SweepUsageError(f"--range covers {space.size:,} values; more than 2^40 is not a sweep that ends")
-    elif nbits <= EXHAUSTIVE_BITS:
+    elif nbits <= EXHAUSTIVE_BITS and not sample:
         space_key = ("bits", ((0, (1 << nbits) - 1),))
         space = BitsSpace(dtype, None)
     else:
@@ -192,7 +206,8 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
     sweep = SweepDef(op=op, standard=standard, version=str(version), dtype=dtype,
                      attributes=tuple(sorted(resolved.items())), attributes_given=given, adapter=loaded.name,
                      backend=loaded.backend_version, space=space_key, chunk_size=int(chunk_size),
-                     specs=chosen_folder({op: spec}) or "")  # workers read it ("": bundled, preloaded)
+                     specs=chosen_folder({op: spec}) or "",  # workers read it ("": bundled, preloaded)
+                     extra_inputs=held)
     return Prepared(sweep, space, spec, bool(named), note)
 
 
@@ -219,6 +234,10 @@ def rerun_base(p: Prepared) -> str:
            f"--dtype {s.dtype}")
     if p.attributes_explicit:
         cmd += " --attributes " + ",".join(f"{k}={v!r}" for k, v in s.attributes)
+    for k, v in s.extra_inputs:
+        cmd += f" --input {k}={v!r}"
+    if s.space[0] == "sample" and dt.get(s.dtype).bits <= EXHAUSTIVE_BITS:
+        cmd += " --sample"
     if s.specs:
         cmd += f" --specs {shlex.quote(s.specs)}"
     return cmd
