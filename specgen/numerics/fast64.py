@@ -351,7 +351,10 @@ class _Eval:
             for x0, y0 in row.exact.items():
                 at = a.v == x0
                 if np.any(at):
-                    v, e = np.where(at, float(y0), v), np.where(at, 0.0, e)
+                    # f(+-0) = +-0 (tanh, erf, sin, ...: C99 Annex F): a zero at zero keeps its sign,
+                    # as in specgen.numerics.libm.image
+                    y = np.copysign(0.0, a.v) if y0 == 0 and x0 == 0 else float(y0)
+                    v, e = np.where(at, y, v), np.where(at, 0.0, e)
         sg = None
         if row.sign == "positive":
             sg = 1.0
