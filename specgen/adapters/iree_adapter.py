@@ -3,12 +3,16 @@
 ``iree-compile`` for the ``llvm-cpu`` target and run on the ``local-sync`` driver.
 
 Route: IREE imports ONNX itself, so the models are the ones onnxruntime and OpenVINO run
-(specgen/adapters/onnx_common.py), each with the call's rank and dynamic dimensions, compiled once
-per (op, opset, dtype, attributes, ranks). Compiling is the cost (about half a second per function
-on top of a second per ``iree-compile`` start): the claim probes are compiled as one module (split
-in halves where one function fails, to find which), and every compiled module is kept on disk under
-``.specgen-cache/iree/`` by the SHA-256 of its MLIR, the compiler version and the flags, so a
-second run compiles nothing.
+(specgen/adapters/onnx_common.py), compiled once per (op, opset, dtype, attributes) and shape
+class. Compiling is the cost (about half a second per function on top of a second per
+``iree-compile`` start), so a call whose tensors all have one shape (every elementwise call without
+broadcasting) runs a 1-D model with a dynamic size on its flattened tensors: one module serves
+every rank (IREE collapses the dimensions of an elementwise dispatch itself, so this is the loop it
+would generate anyway; ranks are therefore not exercised as such). Broadcasting calls (PRelu's
+slope) keep their ranks, with dynamic dimensions. The claim probes are compiled as one module per
+operator (split in halves where one function fails, to find which), and every compiled module is
+kept on disk under ``.specgen-cache/iree/`` by the SHA-256 of its MLIR, the compiler version and the
+flags, so a second run compiles nothing.
 
 Flags (COMPILE_FLAGS): ``--iree-llvmcpu-target-cpu=host`` (the CPU's own vector units, as a
 deployment compiles) and ``--iree-input-demote-f64-to-f32=false`` (IREE narrows float64 models to
@@ -27,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from specgen.adapters.base import Adapter, Claim, Rejected
-from specgen.adapters.onnx_common import (ProbedOnnxClaims, call_key, check_model_strict, model_for_call,
-                                          onnx_specs, ranked_shapes, build_model, sample_input)
+from specgen.adapters.onnx_common import (ProbedOnnxClaims, build_model, call_key, check_model_strict, model_for_call,
+                                          onnx_specs, ranked_shapes, same_shapes, sample_input)
 
 TARGET = "llvm-cpu"
 DRIVER = "local-sync"
@@ -163,7 +167,9 @@ class IREEAdapter(ProbedOnnxClaims, Adapter):
                                         {n: dtype for n in in_names + out_names}, {},
                                         ranked_shapes(in_names + out_names, x.ndim))
                     probes[f"probe{len(probes)}"] = (spec.id, v.version, dtype, model, in_names)
-        compiled = self._compile_each({name: p[3] for name, p in probes.items()})
+        compiled = {}
+        for op in dict.fromkeys(p[0] for p in probes.values()):  # one module per operator
+            compiled.update(self._compile_each({name: p[3] for name, p in probes.items() if p[0] == op}))
         works: dict[tuple, list[str]] = {}
         for name, (op, version, dtype, _, in_names) in probes.items():
             works.setdefault((op, version), [])
@@ -184,11 +190,11 @@ class IREEAdapter(ProbedOnnxClaims, Adapter):
         return self._claims
 
     # -- running --------------------------------------------------------------------------
-    def _cached(self, call):
-        key = call_key(call, ranked=True)
+    def _cached(self, call, flat: bool):
+        key = call_key(call, ranked=not flat, flat=flat)
         hit = self._modules.get(key)
         if hit is None:
-            model, in_names, _ = model_for_call(call, ranked=True)
+            model, in_names, _ = model_for_call(call, ranked=not flat, flat=flat)
             try:
                 module = self._compile({"main": model})
             except Exception as exc:
@@ -197,9 +203,13 @@ class IREEAdapter(ProbedOnnxClaims, Adapter):
         return hit
 
     def run(self, call):
-        function = self._cached(call)
+        flat = same_shapes(call)  # elementwise without broadcasting: one 1-D model serves every rank
+        function = self._cached(call, flat)
+        inputs = [a.reshape(-1) if flat else a for a in call.inputs.values()]
         with np.errstate(all="ignore"):
-            results = self._call(function, list(call.inputs.values()))
+            results = self._call(function, inputs)
+        if flat:
+            results = [r.reshape(info.shape) for r, info in zip(results, call.outputs.values())]
         return dict(zip(call.outputs, results))
 
     def accepts(self, call):

@@ -57,9 +57,17 @@ def ranked_shapes(names, rank: int) -> dict:
     return {n: [None] * rank for n in names}
 
 
-def model_for_call(call, concrete: bool = False, ranked: bool = False):
+def same_shapes(call) -> bool:
+    """Every input and output has the same shape (no broadcasting): an elementwise call whose
+    tensors can be flattened to 1-D without changing what is computed."""
+    shapes = {tuple(a.shape) for a in call.inputs.values()} | {tuple(i.shape) for i in call.outputs.values()}
+    return len(shapes) == 1
+
+
+def model_for_call(call, concrete: bool = False, ranked: bool = False, flat: bool = False):
     """The one-node model of a Call (standard names, given attributes only). Shapes: dynamic rank
-    (default), the call's rank with dynamic dimensions (``ranked``) or the call's own (``concrete``)."""
+    (default), the call's rank with dynamic dimensions (``ranked``), the call's own (``concrete``)
+    or 1-D with a dynamic size (``flat``, for a call whose tensors all have one shape)."""
     std = call.spec.standards[call.standard]
     names = call.std_tensors
     in_names = [names[n] for n in call.inputs]
@@ -72,6 +80,8 @@ def model_for_call(call, concrete: bool = False, ranked: bool = False):
         shapes.update({names[n]: list(info.shape) for n, info in call.outputs.items()})
         if ranked:
             shapes = {n: [None] * len(s) for n, s in shapes.items()}
+    if flat:
+        shapes = {n: [None] for n in in_names + out_names}
     return build_model(std.operator, std.domain, int(call.version), in_names, out_names, dtypes,
                        call.std_attributes(given_only=True), shapes), in_names, out_names
 
@@ -100,12 +110,12 @@ def sample_input(dtype: str) -> np.ndarray:
     return np.array([[-1, 0, 1], [2, 3, 4]]).astype(get(dtype).numpy)
 
 
-def call_key(call, ranked: bool = False) -> tuple:
+def call_key(call, ranked: bool = False, flat: bool = False) -> tuple:
     """Cache key of a one-node model: op, opset, dtype and the attributes the call passes (and the
-    rank, for a ``ranked`` model)."""
+    ranks, for a ``ranked`` model; "flat" for a ``flat`` one)."""
     return (call.op, call.version, call.dtype,
             tuple(sorted((k, repr(v)) for k, v in call.std_attributes(True).items())),
-            tuple(a.ndim for a in call.inputs.values()) if ranked else None)
+            "flat" if flat else tuple(a.ndim for a in call.inputs.values()) if ranked else None)
 
 
 class ProbedOnnxClaims:
