@@ -18,10 +18,17 @@ cases: ONNX's strict checker, then OpenVINO compiling the model for the exact sh
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from specgen.adapters.base import Adapter, Claim, Rejected
 from specgen.adapters.onnx_common import ProbedOnnxClaims, call_key, check_model_strict, model_for_call
+
+#: Compiled models kept at once: each holds its own executor threads (about two), so caching every
+#: model of the corpus (about 2400) would leave thousands of threads and a process that takes
+#: minutes to exit; the corpus comes op by op, so a small LRU misses little.
+MAX_COMPILED = 32
 
 #: The CPU plugin's configuration (see the module docstring for why).
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": "1"}
@@ -43,7 +50,7 @@ class OpenVINOAdapter(ProbedOnnxClaims, Adapter):
 
         self._ov = openvino
         self._core = openvino.Core()
-        self._compiled: dict = {}
+        self._compiled: OrderedDict = OrderedDict()
         self._unclaimed: dict[tuple, str] = {}
         self._claims: list[Claim] | None = None
 
@@ -89,13 +96,17 @@ class OpenVINOAdapter(ProbedOnnxClaims, Adapter):
     def _cached(self, call):
         key = call_key(call, ranked=True)
         hit = self._compiled.get(key)
-        if hit is None:
-            model, in_names, out_names = model_for_call(call, ranked=True)
-            try:
-                compiled = self._compile(model)
-            except Exception as exc:
-                raise Rejected(f"openvino: {_ov_error(exc)}") from exc
-            hit = self._compiled[key] = (compiled, in_names, out_names)
+        if hit is not None:
+            self._compiled.move_to_end(key)
+            return hit
+        model, in_names, out_names = model_for_call(call, ranked=True)
+        try:
+            compiled = self._compile(model)
+        except Exception as exc:
+            raise Rejected(f"openvino: {_ov_error(exc)}") from exc
+        hit = self._compiled[key] = (compiled, in_names, out_names)
+        while len(self._compiled) > MAX_COMPILED:
+            self._compiled.popitem(last=False)
         return hit
 
     def run(self, call):
