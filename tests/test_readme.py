@@ -29,7 +29,24 @@ def test_ci_runs_exactly_the_readme_commands():
     ci_lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines()
                 if ln.strip() and not ln.startswith("#") and not ln.startswith("set ") and not ln.startswith("cd ")]
     setup, tests = _readme_commands()
-    assert ci_lines == [setup, _optional_browser_command(), tests]
+    assert ci_lines == [setup, _optional_browser_command(), tests, GATES_LOOP]
+
+
+GATES_LOOP = 'for gate in .ci/gates/*.sh; do "$gate"; done'
+
+
+def test_ci_gates_are_the_ones_the_readme_lists():
+    """After the README's commands .ci/run runs every .ci/gates/*.sh; the README's "More backends"
+    names each of them, and each is an executable bash script that stops at the first error."""
+    import os
+
+    more = (ROOT / "README.md").read_text().split("## More backends", 1)[1].split("\n## ", 1)[0]
+    assert GATES_LOOP in more
+    for gate in sorted((ROOT / ".ci" / "gates").glob("*.sh")):
+        text = gate.read_text()
+        assert os.access(gate, os.X_OK) and text.startswith("#!/usr/bin/env bash"), gate.name
+        assert "set -euo pipefail" in text and f"baselines/{gate.stem}.yaml" in text, gate.name
+        assert f".ci/gates/{gate.name}" in more, f"README's More backends does not name {gate.name}"
 
 
 def test_the_setup_installs_the_pinned_versions_the_baselines_were_written_with():

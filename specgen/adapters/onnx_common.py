@@ -1,4 +1,5 @@
-"""One-node ONNX models for the ONNX adapters (onnxruntime, onnx-reference). Needs ``onnx``."""
+"""One-node ONNX models for the adapters that run ONNX models (onnxruntime, onnx-reference,
+openvino, iree). Needs ``onnx``."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,8 +51,23 @@ def build_model(operator: str, domain: str | None, opset: int, in_names, out_nam
     return model
 
 
-def model_for_call(call, concrete: bool = False):
-    """The one-node model of a Call (standard names, given attributes only)."""
+def ranked_shapes(names, rank: int) -> dict:
+    """Shapes of the given rank with every dimension dynamic, for backends that need a static rank
+    (OpenVINO's CPU plugin, IREE's compiler) yet should reuse one model for every shape of it."""
+    return {n: [None] * rank for n in names}
+
+
+def same_shapes(call) -> bool:
+    """Every input and output has the same shape (no broadcasting): an elementwise call whose
+    tensors can be flattened to 1-D without changing what is computed."""
+    shapes = {tuple(a.shape) for a in call.inputs.values()} | {tuple(i.shape) for i in call.outputs.values()}
+    return len(shapes) == 1
+
+
+def model_for_call(call, concrete: bool = False, ranked: bool = False, flat: bool = False):
+    """The one-node model of a Call (standard names, given attributes only). Shapes: dynamic rank
+    (default), the call's rank with dynamic dimensions (``ranked``), the call's own (``concrete``)
+    or 1-D with a dynamic size (``flat``, for a call whose tensors all have one shape)."""
     std = call.spec.standards[call.standard]
     names = call.std_tensors
     in_names = [names[n] for n in call.inputs]
@@ -59,9 +75,13 @@ def model_for_call(call, concrete: bool = False):
     dtypes = {names[n]: _dtype_of(a) for n, a in call.inputs.items()}
     dtypes.update({names[n]: info.dtype for n, info in call.outputs.items()})
     shapes = None
-    if concrete:
+    if concrete or ranked:
         shapes = {names[n]: list(a.shape) for n, a in call.inputs.items()}
         shapes.update({names[n]: list(info.shape) for n, info in call.outputs.items()})
+        if ranked:
+            shapes = {n: [None] * len(s) for n, s in shapes.items()}
+    if flat:
+        shapes = {n: [None] for n in in_names + out_names}
     return build_model(std.operator, std.domain, int(call.version), in_names, out_names, dtypes,
                        call.std_attributes(given_only=True), shapes), in_names, out_names
 
@@ -90,10 +110,12 @@ def sample_input(dtype: str) -> np.ndarray:
     return np.array([[-1, 0, 1], [2, 3, 4]]).astype(get(dtype).numpy)
 
 
-def call_key(call) -> tuple:
-    """Cache key of a one-node model: op, opset, dtype and the attributes the call passes."""
+def call_key(call, ranked: bool = False, flat: bool = False) -> tuple:
+    """Cache key of a one-node model: op, opset, dtype and the attributes the call passes (and the
+    ranks, for a ``ranked`` model; "flat" for a ``flat`` one)."""
     return (call.op, call.version, call.dtype,
-            tuple(sorted((k, repr(v)) for k, v in call.std_attributes(True).items())))
+            tuple(sorted((k, repr(v)) for k, v in call.std_attributes(True).items())),
+            "flat" if flat else tuple(a.ndim for a in call.inputs.values()) if ranked else None)
 
 
 class ProbedOnnxClaims:
@@ -102,8 +124,11 @@ class ProbedOnnxClaims:
 
     Subclasses give ``_probe_once(model, feeds) -> first output array`` (feeds by the standard's
     input names) and ``_probe_error(exc) -> str``
-    and set ``self._claims = None`` and ``self._unclaimed = {}`` in ``__init__``.
+    and set ``self._claims = None`` and ``self._unclaimed = {}`` in ``__init__``. A backend that
+    needs a static rank sets ``probe_rank`` (the sample input's rank, 2) to build ranked models.
     """
+
+    probe_rank: int | None = None
 
     def claims(self):
         from specgen.adapters.base import Claim
@@ -117,8 +142,9 @@ class ProbedOnnxClaims:
             for v in std.versions:
                 works = []
                 for dtype in v.dtypes():
+                    shapes = None if self.probe_rank is None else ranked_shapes(in_names + out_names, self.probe_rank)
                     model = build_model(std.operator, std.domain, int(v.version), in_names, out_names,
-                                        {n: dtype for n in in_names + out_names}, {})
+                                        {n: dtype for n in in_names + out_names}, {}, shapes)
                     try:
                         x = sample_input(dtype)
                         with np.errstate(all="ignore"):
