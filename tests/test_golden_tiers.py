@@ -234,7 +234,10 @@ def test_tier0_of_function_calls_gives_the_bits_of_tier1(monkeypatch, op, key, a
             m.setattr(fast64, "supported", lambda node, transcendental=False: not transcendental and
                       fast64.supported.__wrapped__(node))
             want = E.golden(spec, {name: x}, attrs, dtype, key)
-        assert want.tier0 == 0 and g.tier0 > 0.9 * (x.size - g.special), (op, dtype, g.tier0)
+        # most elements with a finite value inside the function's domain are settled by tier 0 (exp's
+        # overflows and log's negative arguments go to the tiers behind it)
+        finite = int((np.isfinite(g.y) & ~np.asarray(g.overflow)).sum())
+        assert want.tier0 == 0 and g.tier0 > 0.9 * (finite - g.special), (op, dtype, g.tier0, finite)
         same = (g.y.view(u) == want.y.view(u)) | (np.isnan(g.y) & np.isnan(want.y))
         bad = np.flatnonzero(~same)
         assert not bad.size, f"{op} {attrs} {dtype}: x = {x[bad[0]]!r}: tier 0 {g.y[bad[0]]!r}, tiers 1+ {want.y[bad[0]]!r}"
