@@ -44,6 +44,7 @@ def _version(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+@pytest.mark.slow  # whole corpus: run by .ci/gates/ (README "More backends"), apart from the README's test command
 def test_onnxruntime_full_corpus_passes_the_gate_and_matches_the_committed_report(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     out, js = tmp_path / "report.md", tmp_path / "report.json"

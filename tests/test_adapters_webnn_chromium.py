@@ -76,6 +76,7 @@ def _version(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+@pytest.mark.slow  # whole corpus: run by .ci/gates/ (README "More backends"), apart from the README's test command
 @needs_browser
 def test_every_webnn_case_passes_the_gate_and_matches_the_committed_report(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)

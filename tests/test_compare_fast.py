@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sampling import sample_of, sampled
 
 from specgen import dtypes as dt
 from specgen.formula.numpy_eval import evaluate
@@ -104,9 +105,10 @@ def _fast_agrees_with_full_on(cases) -> tuple[int, set]:
 
 
 def test_fast_path_agrees_with_the_full_judgement_on_a_sample_of_the_committed_corpus():
-    cases = load_corpus(ROOT / "generated" / "vectors").cases
+    sample = sample_of(SPECS)  # every operator: the slow test below
+    cases = [c for c in load_corpus(ROOT / "generated" / "vectors").cases if c.op in sample]
     judged, ops = _fast_agrees_with_full_on(_one_case_per_design(cases, per_dtype=False))
-    assert judged > 10_000 and ops == set(SPECS)
+    assert judged > 5_000 and ops == sample
 
 
 @pytest.mark.slow
@@ -115,7 +117,7 @@ def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
     assert judged > 50_000 and ops == set(SPECS)
 
 
-@pytest.mark.parametrize("op", sorted(SPECS))
+@pytest.mark.parametrize("op", sampled(SPECS))
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_fast_path_agrees_on_an_exhaustive_16_bit_sweep(op, dtype):
     spec = SPECS[op]

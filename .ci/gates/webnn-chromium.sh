@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Gate: webnn-chromium over the whole corpus against baselines/webnn-chromium.yaml, in the README set-up's own .venv
+# (the README's test command runs only a sample of it; README "More backends").
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+start=$SECONDS
+.venv/bin/specgen run --adapter webnn-chromium --standard webnn --baseline baselines/webnn-chromium.yaml --strict -q --no-progress
+# the same run against the committed report (docs/), and the whole-corpus report checks
+.venv/bin/python -m pytest -q -m slow tests/test_adapters_webnn_chromium.py
+echo "webnn-chromium gate: done in $((SECONDS - start)) s"
