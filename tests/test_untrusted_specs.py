@@ -486,3 +486,13 @@ def test_formulas_the_fuzzer_found_end_quickly_in_success_or_a_clean_error(formu
     if code == 1:  # a generator limit, or the bounded golden evaluation giving up on the formula
         assert f"{d}/softsign.yaml" in output
         assert "generate cannot handle this spec" in output or f"{d}/softsign.yaml: formula:" in output
+
+
+def test_every_bundled_schema_is_a_valid_json_schema():
+    """specgen.spec.schema skips check_schema at load time (it costs every CLI call 0.2 s): here it runs."""
+    import jsonschema
+
+    from specgen.spec.schema import SCHEMAS, schema
+
+    for kind in SCHEMAS:
+        jsonschema.validators.validator_for(schema(kind)).check_schema(schema(kind))
