@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from specgen.adapters.base import Adapter, Claim, Rejected
-from specgen.adapters.onnx_common import (ProbedOnnxClaims, build_model, call_key, check_model_strict, model_for_call,
+from specgen.adapters.onnx_common import (ProbedOnnxClaims, accepts_dense_model, build_model, call_key, model_for_call,
                                           onnx_specs, ranked_shapes, same_shapes, sample_input)
 
 TARGET = "llvm-cpu"
@@ -213,16 +213,7 @@ class IREEAdapter(ProbedOnnxClaims, Adapter):
         return dict(zip(call.outputs, results))
 
     def accepts(self, call):
-        if any(s is not None for s in call.strides.values()):
-            return False  # ONNX tensors are dense: there is no way to pass strides
-        model, _, _ = model_for_call(call, concrete=True)
-        if check_model_strict(model) is not None:
-            return False
-        try:
-            self._compile({"main": model})
-        except Exception:
-            return False
-        return None  # valid as far as compiling goes: run it and see
+        return accepts_dense_model(call, lambda model: self._compile({"main": model}))
 
     def close(self):
         self._modules.clear()

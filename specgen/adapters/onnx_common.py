@@ -162,3 +162,19 @@ class ProbedOnnxClaims:
 
     def why_unclaimed(self, op, standard, version, dtype):
         return self._unclaimed.get((op, standard, str(version), dtype))
+
+
+def accepts_dense_model(call, build):
+    """``Adapter.accepts`` of a backend that runs one-node ONNX models: False where the call has
+    strides (ONNX tensors are dense), where onnx's strict checker refuses its model, or where
+    ``build(model)`` (the backend's session, compile, ...) raises; else None (run it and see)."""
+    if any(s is not None for s in call.strides.values()):
+        return False
+    model, _, _ = model_for_call(call, concrete=True)
+    if check_model_strict(model) is not None:
+        return False
+    try:
+        build(model)
+    except Exception:
+        return False
+    return None

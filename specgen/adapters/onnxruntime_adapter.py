@@ -10,7 +10,7 @@ answered by ONNX's own strict checker, then by onnxruntime building a session fo
 from __future__ import annotations
 
 from specgen.adapters.base import Adapter, Claim, Rejected, Unsupported
-from specgen.adapters.onnx_common import ProbedOnnxClaims, call_key, check_model_strict, model_for_call
+from specgen.adapters.onnx_common import ProbedOnnxClaims, accepts_dense_model, call_key, model_for_call
 
 
 def _ort_error(exc: BaseException) -> str:
@@ -79,16 +79,7 @@ class OnnxRuntimeAdapter(ProbedOnnxClaims, Adapter):
         return dict(zip(call.outputs, results))
 
     def accepts(self, call):
-        if any(s is not None for s in call.strides.values()):
-            return False  # ONNX tensors are dense: there is no way to pass strides
-        model, _, _ = model_for_call(call, concrete=True)
-        if check_model_strict(model) is not None:
-            return False
-        try:
-            self._session(model)
-        except Exception:
-            return False
-        return None  # valid as far as a session goes: run it and see
+        return accepts_dense_model(call, self._session)
 
     def close(self):
         self._sessions.clear()

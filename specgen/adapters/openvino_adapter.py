@@ -23,7 +23,7 @@ from collections import OrderedDict
 import numpy as np
 
 from specgen.adapters.base import Adapter, Claim, Rejected
-from specgen.adapters.onnx_common import ProbedOnnxClaims, call_key, check_model_strict, model_for_call
+from specgen.adapters.onnx_common import ProbedOnnxClaims, accepts_dense_model, call_key, model_for_call
 
 #: Compiled models kept at once: each holds its own executor threads (about two), so caching every
 #: model of the corpus (about 2400) would leave thousands of threads and a process that takes
@@ -116,16 +116,7 @@ class OpenVINOAdapter(ProbedOnnxClaims, Adapter):
         return dict(zip(call.outputs, results))
 
     def accepts(self, call):
-        if any(s is not None for s in call.strides.values()):
-            return False  # ONNX tensors are dense: there is no way to pass strides
-        model, _, _ = model_for_call(call, concrete=True)
-        if check_model_strict(model) is not None:
-            return False
-        try:
-            self._compile(model)
-        except Exception:
-            return False
-        return None  # valid as far as compiling goes: run it and see
+        return accepts_dense_model(call, self._compile)
 
     def close(self):
         self._compiled.clear()
