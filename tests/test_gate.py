@@ -201,11 +201,19 @@ def test_ctrl_c_exits_130_and_reports_what_finished(corpus, tmp_path):
     assert 0 < done < 11 and len(data["cases"]) == done and data["exit_code"] == 130 and data["interrupted"] is True
 
 
+def _default_sigint():
+    """A test started in the background of a non-interactive shell inherits SIGINT ignored, and Python
+    then installs no KeyboardInterrupt handler: the child gets Ctrl-C's default handling back."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def test_ctrl_c_on_an_isolated_run_is_130_without_a_worker_traceback(corpus):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "tests") + os.pathsep + os.environ.get("PYTHONPATH", ""))
     p = subprocess.Popen([sys.executable, "-m", "specgen", "run", "--adapter", "fake_adapters:Slow", "--corpus", corpus,
                           "--isolate", "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env, start_new_session=True)
+                         env=env, start_new_session=True, preexec_fn=_default_sigint)
     first = p.stderr.readline()  # "progress: 0/11 ...": the run has started
     assert first.startswith("progress: 0/11"), first
     time.sleep(2)  # the worker starts (its SIGINT ignored from the start) and a case or two run

@@ -166,7 +166,9 @@ def test_ctrl_c_exits_130_and_keeps_finished_chunks(tmp_path):
     cmd = [sys.executable, "-m", "specgen.cli", "sweep", "--adapter", FAKE, "--op", "softsign", "--dtype", "float16",
            "--chunk-size", "512", "--workers", "1", "--resume", str(tmp_path / "r"), "--progress",
            "--json", str(tmp_path / "partial.json")]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a test started in the background of a non-interactive shell inherits SIGINT ignored: restore it
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.default_int_handler))
     chunks = tmp_path / "r" / "chunks"
     deadline = time.time() + 60
     while time.time() < deadline and len(list(chunks.glob("*.json"))) < 2:
