@@ -13,13 +13,11 @@ SAMPLE_SIZE = 12
 def sampled(ops, size: int = SAMPLE_SIZE) -> list:
     """``ops`` as pytest params: an evenly spaced sample of at most ``size`` of them (sorted order,
     so the same ones on every machine) unmarked, the rest marked ``slow``."""
-    ops = sorted(ops)
-    step = max(1, math.ceil(len(ops) / size))
-    keep = set(ops[::step])
-    return [pytest.param(op, marks=() if op in keep else pytest.mark.slow) for op in ops]
+    keep = sample_of(ops, size)
+    return [pytest.param(op, marks=() if op in keep else pytest.mark.slow) for op in sorted(ops)]
 
 
 def sample_of(ops, size: int = SAMPLE_SIZE) -> set:
-    """The operators :func:`sampled` leaves unmarked."""
+    """The operators :func:`sampled` leaves unmarked: every ``ceil(len / size)``-th in sorted order."""
     ops = sorted(ops)
     return set(ops[:: max(1, math.ceil(len(ops) / size))])
