@@ -245,6 +245,19 @@ def test_special_values_follow_the_spec():
     assert sh[0] == 0 and sh[1] == np.inf and sh[2] == -np.inf  # comparisons with NaN are false
 
 
+@pytest.mark.parametrize("dtype, bits", [("float16", 0x7E00), ("bfloat16", 0x7FC0), ("float32", 0x7FC00000),
+                                         ("float64", 0x7FF8000000000000)])
+def test_a_nan_golden_value_is_the_canonical_quiet_nan(dtype, bits):
+    # the libm decides the sign of acos(inf)'s NaN (AVX-512 SVML: -NaN, glibc: +NaN) and x86 arithmetic
+    # gives -NaN for inf - inf: the stored golden value is one NaN, so the corpus is the same everywhere
+    numpy_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype).type
+    x = np.array([np.inf, -np.inf, np.nan, 2.0], dtype=numpy_dtype)
+    for op, attrs in (("acos", {}), ("hard_sigmoid", {"alpha": 0.0, "beta": 0.5})):  # a libm NaN; 0 * inf
+        y = golden(SPECS[op], {"x": x}, attrs, dtype).y
+        nan = np.isnan(y.astype(np.float64))
+        assert nan.sum() >= 2, (op, y)
+        assert (y.view(f"u{y.itemsize}")[nan] == bits).all(), (op, y.view(f"u{y.itemsize}"))
+
 def test_integer_shrink_truncates_the_exact_value():
     x = np.array([-128, -3, -2, 2, 3, 127, 100], dtype=np.int8)
     g = golden(SPECS["shrink"], {"x": x}, {"bias": float(np.float32(0.3)), "threshold": 2.0}, "int8")
