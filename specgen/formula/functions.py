@@ -708,7 +708,8 @@ _UNARY_MATH = [
              annex_f=_ANNEX_F_ODD + ((math.inf, math.inf), (-math.inf, -math.inf))),
     Function("acosh", 1, 1, np.arccosh, "np.arccosh({0})", _real(mpmath.acosh), "inverse hyperbolic cosine, on [1, inf)",
              monotone="increasing", domain=(1.0, math.inf), ulps=BUDGETS["acosh"],
-             libm=_libm(np.arccosh, np.arccosh, 8, 12, 0.73, 2.143, domain=(1.0, _INF), exact={1: 0}, range=(0.0, _INF)),
+             # float64: 2.02 ULP measured with glibc (numpy on AVX2 machines), 0.73 with AVX-512 SVML
+             libm=_libm(np.arccosh, np.arccosh, 12, 12, 2.02, 2.143, domain=(1.0, _INF), exact={1: 0}, range=(0.0, _INF)),
              annex_f=((1.0, 0.0), (0.5, _NAN), (-1.0, _NAN), (math.inf, math.inf), (-math.inf, _NAN), (_NAN, _NAN))),
     Function("atanh", 1, 1, np.arctanh, "np.arctanh({0})", _real(mpmath.atanh), "inverse hyperbolic tangent, on [-1, 1]",
              monotone="increasing", domain=(-1.0, 1.0), ulps=BUDGETS["atanh"],
