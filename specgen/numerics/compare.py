@@ -641,6 +641,11 @@ class _FloatJudge(_Judge):
             near_lo, near_hi = golden_branch(acc, e, lo, hi)
             ok[undecided] = accuracy_floor(a[undecided], e[undecided], near_lo[undecided], near_hi[undecided],
                                            budget, f)
+            # the floor knows the exact value only to the golden value's rounding cell: where that
+            # alone puts a result past the budget, ask for the exact value itself
+            near = undecided & ~ok & _near_budget(a, e, budget, f)
+            if near.any():
+                ok[near] = self.within_budget_of_exact(near, a, env, budget, f)
         # no catastrophic passes: an infinity or a total cancellation where the exact value is finite
         # (a NaN result is accepted only where the golden value is NaN: golden_equal)
         overflow, cancelled = catastrophic(a, e, f, budget)
@@ -674,6 +679,29 @@ class _FloatJudge(_Judge):
         if special.any():
             self.specials(x, a, nan_in, pinf_in, ninf_in)
         return self.finish()
+
+    def within_budget_of_exact(self, mask, a, env, budget: float, f) -> np.ndarray:
+        """The budget test of the accuracy floor for the elements of ``mask``, measured from the exact
+        value (ziv, rounded to float64: its cell is far narrower than the output's) instead of the
+        golden value's rounding cell. A float16 sigmoid 1.88 ULP from the exact value is within the
+        2-ULP budget although 2.5 ULP from the far end of the golden value's cell."""
+        from specgen.numerics import ziv
+        from specgen.numerics.exact import rewrite
+
+        node = rewrite(self.formula)
+        where = np.argwhere(mask)
+        out = np.zeros(len(where), dtype=bool)
+        for j, i in enumerate(map(tuple, where)):
+            point = {k: float(np.broadcast_to(v, self.shape)[i]) for k, v in env.items()}
+            try:
+                exact, _ = ziv.decide(node, point, "float64")
+            except ziv.Undecided:
+                continue  # unknown: the cell's verdict stands
+            if not math.isfinite(exact):
+                continue
+            half = math.ulp(exact) / 2  # the float64 rounding cell of the exact value
+            out[j] = within_budget(np.array([a[i]]), np.array([exact - half]), np.array([exact + half]), budget, f)[0]
+        return out
 
     def flushed_inputs(self, sub, safe, a, e) -> dict:
         """The elements with a subnormal input judged again with those inputs flushed to zero
@@ -915,10 +943,27 @@ def accuracy_floor(a, e, lo, hi, budget: float, f) -> np.ndarray:
             slack = reach - np.abs(a0 - E) - margin * np.fmax(np.abs(E), np.abs(a0))
             worst = np.minimum(worst, slack)
         window = worst >= 0
-        distance = np.maximum(np.abs(a0 - el), np.abs(a0 - eh))
+    return usable & (window | within_budget(a0, el, eh, budget, f))
+
+
+def within_budget(a, el, eh, budget: float, f) -> np.ndarray:
+    """Whether ``a`` is within ``budget`` ULPs of the dtype ``f`` of every exact value in [el, eh]
+    (ULPs of the smallest such value's binade)."""
+    margin = 2.0 ** -50 if f.bits == 64 else 0.0  # float64 differences below are rounded
+    with np.errstate(all="ignore"):
+        distance = np.maximum(np.abs(a - el), np.abs(a - eh))
         smallest = np.where(el * eh > 0, np.minimum(np.abs(el), np.abs(eh)), 0.0)
-        within_budget = distance * (1 + margin) <= budget * U.ulp(smallest, f)
-    return usable & (window | within_budget)
+        return distance * (1 + margin) <= budget * U.ulp(smallest, f)
+
+
+def _near_budget(a, e, budget: float, f) -> np.ndarray:
+    """Results that the golden value's rounding cell alone may put past the budget: within
+    budget + 1 ULP of the golden value (the cell is one ULP wide), finite, a narrower dtype than
+    float64 (whose cell is the exact value's own)."""
+    if budget <= 0 or f.bits == 64:
+        return np.zeros(np.shape(a), dtype=bool)
+    with np.errstate(all="ignore"):
+        return np.isfinite(a) & np.isfinite(e) & (np.abs(a - e) <= (budget + 1) * U.ulp(np.abs(e), f))
 
 
 def catastrophic(a, e, f, budget: float) -> tuple[np.ndarray, np.ndarray]:
