@@ -75,6 +75,8 @@ def test_all_known_failures_exit_0_and_xpass_is_reported_and_strict_fails():
     ("known_failures:\n  - {id: a, op: gelu, reason: r}\n  - {id: a, op: elu, reason: r}\n",
      "b.yaml:3:6: known_failures[1].id: id 'a' is already used by the entry at line 2"),
     ("known_failures:\n  - {op: gelu, reason: r, backend: 'about 2'}\n", "known_failures[0].backend: "),
+    ("known_failures:\n  - {op: gelu, reason: r, cpu: AVX513}\n", "b.yaml:2:27: known_failures[0].cpu: unknown CPU feature 'AVX513'"),
+    ("known_failures:\n  - {op: gelu, reason: r, cpu: 'avx2+'}\n", "known_failures[0].cpu: "),
 ])
 def test_malformed_baselines_are_rejected_with_the_place(text, message):
     with pytest.raises(BaselineError) as info:

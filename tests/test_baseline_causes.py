@@ -164,6 +164,20 @@ def test_an_entry_outside_its_backend_range_is_inactive():
     assert run.results[0].verdict == FAIL and [e["id"] for e in run.baseline_inactive] == ["softsign-big-x"]
 
 
+def test_an_entry_for_other_cpus_is_inactive():
+    # XLA, MLAS and oneDNN pick kernels by instruction set: a failure seen only with AVX-512 is an
+    # entry with cpu: AVX512F, inactive (neither xfail nor xpass) on a machine without it
+    from specgen.runner.baseline.model import cpu_features
+
+    have = sorted(k for k, v in cpu_features().items() if v)
+    lack = sorted(k for k, v in cpu_features().items() if not v)
+    for cpu, active in ((have[0], True), (f"!{have[0]}", False), (lack[0], False), ([have[0], f"!{lack[0]}"], True)):
+        text = REGION.replace("    op: softsign\n", f"    op: softsign\n    cpu: {cpu!r}\n".replace("'", '"'), 1)
+        run = run_with(LibV1, text)
+        assert (run.results[0].verdict == XFAIL) is active, cpu
+        assert [e["id"] for e in run.baseline_inactive] == ([] if active else ["softsign-big-x"]), cpu
+
+
 MERGE_BASE = """# our gate: hand-written header
 adapter: "LibV3"
 written_with: {backend: "old 0.1"}

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from specgen.runner.baseline import elements as el
-from specgen.runner.baseline.model import Entry
+from specgen.runner.baseline.model import Entry, cpu_matches
 from specgen.runner.verdicts import FAILING, PASS, XFAIL, XPASS, Cause
 
 MAX_LISTED = 3
@@ -165,7 +165,7 @@ def apply(baseline, run) -> None:
         r.notes[:] = [n for n in r.notes if not n.startswith("baseline: ")]
     for e in baseline.entries:
         e.selected = e.explained = e.explained_cases = e.failing = 0
-        e.active = not e.backend or in_range(run.backend_version, e.backend)
+        e.active = (not e.backend or in_range(run.backend_version, e.backend)) and cpu_matches(e.cpu)
     if baseline.adapter and baseline.adapter != run.adapter:
         run.warnings.append(f"baseline {baseline.path} is for adapter {baseline.adapter!r}, not {run.adapter!r}")
     written = baseline.written_with.get("backend")
@@ -211,4 +211,4 @@ def apply(baseline, run) -> None:
 
 def _row(e: Entry) -> dict:
     return {"id": e.id, "case": e.pattern, "reason": e.reason, "line": e.line, "selected": e.selected,
-            "backend": e.backend}
+            "backend": e.backend, "cpu": list(e.cpu)}

@@ -90,13 +90,14 @@ class Entry:
     clauses: list[Clause] | None = None
     link: str | None = None
     backend: str | None = None
+    cpu: tuple[str, ...] = ()  # CPU features the machine must have ('AVX512F') or lack ('!AVX512F')
     line: int | None = None
     # what the last gate (specgen.runner.baseline.gate) found
     selected: int = 0  # cases of the run it selects
     explained: int = 0  # failing elements or cases it explains
     explained_cases: int = 0
     failing: int = 0  # cases it selected that became xfail
-    active: bool = True  # False: the run's backend version is outside ``backend``
+    active: bool = True  # False: the run's backend version is outside ``backend``, or the CPU is not ``cpu``
 
     @property
     def pattern(self) -> str:
@@ -189,6 +190,35 @@ def condition_names(text: str, where: str) -> frozenset:
     return frozenset(names)
 
 
+def cpu_features() -> dict[str, bool]:
+    """This machine's CPU features as numpy's dispatcher detects them (AVX512F, AVX2, NEON, ...): the
+    instruction sets that backends choosing kernels at run time (XLA, MLAS, oneDNN) choose by."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import __cpu_features__
+    return dict(__cpu_features__)
+
+
+def cpu_condition(features: list, where: str) -> tuple[str, ...]:
+    """An entry's ``cpu`` list, upper-cased, each name checked against the features numpy knows."""
+    known = cpu_features()
+    out = []
+    for text in features:
+        name = str(text).strip().upper()
+        if name.lstrip("!") not in known:
+            raise BaselineError(f"{where}: unknown CPU feature {name.lstrip('!')!r}; numpy knows: "
+                                f"{', '.join(sorted(known))}")
+        out.append(name)
+    return tuple(out)
+
+
+def cpu_matches(condition: tuple[str, ...], features: dict[str, bool] | None = None) -> bool:
+    """Whether this machine has every feature of ``condition`` and lacks every '!' one."""
+    have = cpu_features() if features is None else features
+    return all(bool(have.get(c[1:])) is False if c.startswith("!") else bool(have.get(c)) for c in condition)
+
+
 def _where(doc, keypath) -> str:
     line, column = doc.where(keypath)
     from specgen.spec.yaml_source import join_keypath
@@ -246,7 +276,8 @@ def parse_document(text: str, path: str, placeholders_ok: bool):
                       standard=names("standard"), version=names("version"), dtype=names("dtype"),
                       tags=tuple(item.get("tags") or ()),
                       attributes={k: tuple(as_list(v)) for k, v in (item.get("attributes") or {}).items()},
-                      clauses=clauses, link=item.get("link"), backend=item.get("backend"), line=line)
+                      clauses=clauses, link=item.get("link"), backend=item.get("backend"),
+                      cpu=cpu_condition(as_list(item.get("cpu")), _where(doc, kp + ("cpu",))), line=line)
         if entry.id:
             if entry.id in seen:
                 raise BaselineError(f"{_where(doc, kp + ('id',))}: id {entry.id!r} is already used by the entry at line "

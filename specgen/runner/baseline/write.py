@@ -154,7 +154,7 @@ def entry_text(fields: dict, indent: str = "  ") -> str:
     lines = []
     first = True
     for key in ("id", "case", "op", "standard", "version", "dtype", "tags", "attributes", "fails", "backend",
-                "link", "reason"):
+                "cpu", "link", "reason"):
         if key not in fields or fields[key] in (None, [], {}):
             continue
         value = fields[key]
