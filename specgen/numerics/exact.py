@@ -277,6 +277,14 @@ class _Interval:
             a = self.eval(args[0])
             return _Iv(np.sign(a.v), np.zeros(self.shape, dtype=self.ft), a.bad | (np.abs(a.v) <= a.e))
         row = FUNCTIONS[f]
+        if row.float_exact is not None:  # fmod, floor_mod: numpy's value at exact points, where it is exact
+            vals = [self.eval(a) for a in args]
+            point = np.logical_and.reduce([a.e == 0 for a in vals])
+            bad = np.logical_or.reduce([a.bad for a in vals])
+            with np.errstate(all="ignore"):
+                v = row.numpy(*[a.v for a in vals])
+                ok = point & ~bad & np.isfinite(v) & row.float_exact(*[a.v for a in vals])
+            return _Iv(np.where(ok, v, 0), np.zeros(self.shape, dtype=self.ft), ~ok)
         if row.rational and row.monotone == "increasing" and len(args) == 1:  # floor, ceil, round, trunc
             # monotone with equal images at both ends: constant on the enclosure, so exact (integer
             # rounding of a float is exact in numpy); different images: a step inside, undecided
@@ -569,7 +577,10 @@ def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
         return math.nan
     with mpmath.workprec(MP_PRECISION):
         mp_env = {k: mpmath.mpf(q.numerator) / q.denominator for k, q in env.items()}
-        r = _mp_eval(node, mp_env)
+        try:
+            r = _mp_eval(node, mp_env)
+        except ZeroDivisionError:  # a pole (an integer 0 to a negative power): no finite value
+            return math.nan
         q = _mp_to_fraction(r)
         return float(r) if q is None else q  # float(r) of a huge/tiny value is +-inf/0
 
@@ -656,6 +667,9 @@ class Golden:
     special: int  # non-finite inputs (special-value outcomes)
     overflow: np.ndarray  # integer outputs out of range (saturated; integer_overflow is a spec question)
     tier0: int = 0  # of proven_float64: settled by tier 0 (specgen.numerics.fast64)
+    # integer outputs whose exact value does not exist (an integer division by zero): held as 0 here;
+    # no standard gives them a value, so the corpus avoids them (specgen.generate.corpus)
+    undefined: np.ndarray | None = None
 
 
 def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, float], out_dtype: str,
@@ -788,11 +802,14 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             except ziv.Undecided as exc:
                 point = ", ".join(f"{k} = {float(env64[k][i])!r}" for k in names)
                 raise _formula_error(spec, node, f"at {point}: {exc}") from None
-            if exact_zero:
+            if exact_zero or math.isinf(val):  # a zero's sign, or a pole's (pow(-0, -3) = -inf), by IEEE
                 if ieee_t is None:
                     with np.errstate(all="ignore"):
                         ieee_t = np.broadcast_to(evaluate(node, {**env64, **attrs64}), (size,))
-                val = math.copysign(0.0, ieee_t[i]) if ieee_t[i] == 0 else 0.0
+                if exact_zero:
+                    val = math.copysign(0.0, ieee_t[i]) if ieee_t[i] == 0 else 0.0
+                elif math.isinf(ieee_t[i]) and ieee_t[i] != val and val == math.inf:
+                    val = float(ieee_t[i])
             out_float[i] = round_float64(np.array([val]), out_dtype)[0]
             ok[i] = True
             done[i] = True
@@ -824,6 +841,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     ieee = None
     exact_vals = []
     overflow = np.zeros(size, dtype=bool)
+    undefined = np.zeros(size, dtype=bool)
     for i in rest:
         q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else float(flat[k][i]))
                                   for k in names}, **attrs64})
@@ -835,6 +853,9 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                     with np.errstate(all="ignore"):
                         ieee = np.broadcast_to(evaluate(node, {**env64, **attrs64}), (size,))
                 q = float(ieee[i]) if math.isinf(ieee[i]) else q
+            if not out_kind.is_float:  # an integer division by zero: no value (Golden.undefined)
+                undefined[i] = True
+                q = 0
             exact_vals.append(q)
             continue
         if out_kind.is_float:
@@ -867,7 +888,8 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                 np.array([int(t) for t in r[ok]], dtype=object).astype(target)
         if len(rest):
             y[rest] = np.array(exact_vals, dtype=object).astype(target)
-    return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape), tier0)
+    return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape), tier0,
+                  undefined.reshape(shape))
 
 
 def special_categories(inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
