@@ -190,6 +190,11 @@ def validation_tables(spec) -> tuple[dict, dict]:
             # string attributes: operator value -> the standard's spelling, every value it accepts
             **({"attribute_values": {a: dict(b.values) for a, b in s.attributes.items() if b.values}}
                if any(b.values for b in s.attributes.values()) else {}),
+            # string attributes whose values depend on the kind of tensor type (ONNX Mod's fmod)
+            **({"attribute_kind_values": {a: {"accepted": {k: [b.spell(v) for v in vs] for k, vs in b.kind_values.items()},
+                                              "default": None if b.default is None else b.spell(b.default)}
+                                          for a, b in s.attributes.items() if b.kind_values}}
+               if any(b.kind_values for b in s.attributes.values()) else {}),
             "required": required,
             "constraints": [[list(c.tensors), list(c.same)] for c in s.constraints],
             "strides": layout["strides"], "zero_sizes": layout["zero_sizes"],
