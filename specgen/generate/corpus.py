@@ -340,7 +340,10 @@ class OpCorpus:
                 inputs = {k: (_set_feeding(v, g.overflow, 0) if k != self.x else v) for k, v in inputs.items()}
                 continue
             x = np.array(np.broadcast_to(inputs[self.x], g.overflow.shape))
-            x[g.overflow] = 0
+            if inputs[self.x].shape == x.shape:
+                x[g.overflow] = 0
+            else:  # a broadcast primary input (multidirectional rules) keeps its own shape
+                x = _set_feeding(inputs[self.x], g.overflow, 0)
             inputs = {**inputs, self.x: x}
         return inputs, None
 
@@ -505,6 +508,18 @@ class OpCorpus:
                 inputs[k] = small if strides is None else np.ascontiguousarray(np.broadcast_to(small, shape))
             self.positive(std, ver, dtype, r0, f"broadcast-{t}-{form}", aset, inputs,
                           strides={t: strides} if strides else None, tags=("broadcast",))
+        for rule in ver.broadcast:  # numpy rules both ways: each input smaller than the output somewhere
+            others = [t for t in rule.tensors if t != rule.to]
+            if rule.kind != "multidirectional" or rule.to not in rule.tensors or not others or len(shape) < 2:
+                continue
+            sizes = {rule.to: [shape[0], 1] + shape[2:], others[0]: [shape[1]] + [1] * (len(shape) - 2)}
+            cid = f"{prefix}/broadcast-two-way{attr_suffix(aset)}"
+            inputs = {}
+            for k in self.inputs:
+                pool = self.pool(aset, dtype, std, f"{cid}#{k}", k)
+                s_ = sizes.get(k, shape)
+                inputs[k] = self.fill(pool, int(np.prod(s_, dtype=np.int64)), f"{cid}#{k}").reshape(s_)
+            self.positive(std, ver, dtype, r0, "broadcast-two-way", aset, inputs, tags=("broadcast",))
 
     # -- aliasing (issue 14): every attribute set that can make the output differ from the input
     def in_place_cases(self, std, ver, dtype, r0, sets):

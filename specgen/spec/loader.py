@@ -1117,7 +1117,8 @@ class _StandardBuilder:
                 c.err(ikp + ("tensors",) if not bad or bad[0] != to else ikp + ("to",),
                       f"{bad[0]!r} is not a declared input" if bad else "names no input")
                 continue
-            if to in tensors:
+            if to in tensors and kind != "multidirectional":  # multidirectional is symmetric: listing `to`
+                # says it may be the smaller input too (binary arithmetic: either operand broadcasts)
                 c.err(ikp + ("to",), f"{to!r} cannot broadcast to itself")
                 continue
             source = entry.get("source")
