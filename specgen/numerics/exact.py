@@ -566,6 +566,68 @@ def _mp_to_fraction(v) -> Fraction | None:
 
 
 
+_FALLBACK = object()  # _exact_integers: this element needs exact_value (mpmath)
+
+
+def _exact_integers(node, inputs: Mapping[str, np.ndarray], attrs: Mapping[str, float]):
+    """The exact values of integer ``inputs`` (equal-length 1-D arrays) at once, on object arrays of
+    Python ints and Fractions: per element an int or Fraction, math.nan where a division by zero (or a
+    pole) has no value, _FALLBACK where a function has no exact value (pow beyond its bound). None
+    where the formula holds a node this does not cover (comparisons, where, constants): the caller
+    then takes exact_value element by element (the same values, slower)."""
+    def ev(x):
+        if isinstance(x, n.Num):
+            out = np.empty(m, dtype=object)
+            out[:] = [x.exact] * m
+            return out
+        if isinstance(x, n.Var):
+            return env[x.name]
+        if isinstance(x, n.Unary):
+            v = ev(x.operand)
+            return np.frompyfunc(lambda a: a if a is None or a is _FALLBACK else -a, 1, 1)(v) if x.op == "-" else v
+        if isinstance(x, n.Binary):
+            a, b = ev(x.left), ev(x.right)
+            op = {"+": lambda p, q: p + q, "-": lambda p, q: p - q, "*": lambda p, q: p * q,
+                  "/": lambda p, q: Fraction(p) / q}[x.op]
+            return np.frompyfunc(lambda p, q: _lifted_call(op, (p, q)), 2, 1)(a, b)
+        if isinstance(x, n.Call) and x.func in FUNCTIONS:
+            row = FUNCTIONS[x.func]
+            fn = row.exact if row.rational else row.exact_at
+            if fn is None:
+                raise NotRational(x.func)
+            args = [ev(a) for a in x.args]
+            return np.frompyfunc(lambda *a: _lifted_call(fn, tuple(Fraction(v) if type(v) is int else v for v in a)),
+                                 len(args), 1)(*args)
+        raise NotRational(type(x).__name__)
+
+    m = len(next(iter(inputs.values()))) if inputs else 0
+    # Python ints (exact + - *); a division and the function table's exact forms get Fractions
+    env = {}
+    for k, v in inputs.items():
+        arr = np.empty(m, dtype=object)
+        arr[:] = [int(t) for t in v.tolist()]
+        env[k] = arr
+    for k, v in attrs.items():
+        arr = np.empty(m, dtype=object)
+        arr[:] = [Fraction(float(v))] * m
+        env[k] = arr
+    try:
+        out = np.broadcast_to(ev(node), (m,))
+    except NotRational:
+        return None
+    return [math.nan if v is None else v for v in out.tolist()]
+
+
+def _lifted_call(fn, args):
+    if any(a is None or a is _FALLBACK for a in args):
+        return next(a for a in args if a is None or a is _FALLBACK)
+    try:
+        r = fn(*args)
+    except ZeroDivisionError:
+        return None
+    return _FALLBACK if r is None else r
+
+
 def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
     """The exact (rational) or 256-bit (transcendental) value at one point; float nan/inf if not finite."""
     env = {k: Fraction(int(v)) if isinstance(v, (int, np.integer)) else Fraction(float(v)) for k, v in values.items()}
@@ -842,9 +904,22 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     exact_vals = []
     overflow = np.zeros(size, dtype=bool)
     undefined = np.zeros(size, dtype=bool)
-    for i in rest:
-        q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else float(flat[k][i]))
-                                  for k in names}, **attrs64})
+    many = None
+    if len(rest) and not out_kind.is_float and all(not dt.by_numpy(a.dtype).is_float for a in flat.values()):
+        many = _exact_integers(node, {k: v[rest] for k, v in flat.items()}, attrs64)  # None: not supported
+    lo_int, hi_int = int_range(out_dtype) if not out_kind.is_float else (None, None)
+    for j, i in enumerate(rest):
+        q = many[j] if many is not None else _FALLBACK
+        if isinstance(q, int) or (isinstance(q, Fraction) and q.denominator == 1):  # an integer: nothing to round
+            val = int(q)
+            if not lo_int <= val <= hi_int:
+                overflow[i] = True
+                val = min(max(val, lo_int), hi_int)
+            exact_vals.append(val)
+            continue
+        if q is _FALLBACK:
+            q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else float(flat[k][i]))
+                                      for k in names}, **attrs64})
         if isinstance(q, float):  # nan/inf from mpmath, or a division by an exact zero
             if math.isnan(q) and out_kind.is_float:
                 # x / +-0 is an infinity of IEEE 754 (1 / -0 = -inf, 0 / 0 = NaN), not a NaN: the exact
