@@ -184,23 +184,25 @@ def designed_crossings(spec, std, aset: AttrSet, dtype: str) -> list:
     return threshold_crossings(resolved, std.key, values, dtype, spec.inputs[0].name)
 
 
-def same_table_as_previous(std, ver, dtype: str) -> bool:
+def same_table_as_previous(std, ver, dtype: str, once: bool = False) -> bool:
     """Whether ``ver`` lists ``dtype`` with exactly its predecessor's table: every tensor's dtypes and
-    ranks, extra attributes, version defaults and broadcast rules."""
+    ranks, extra attributes, version defaults and broadcast rules. ``once`` (the spec's
+    rank_sweep_once): the other dtypes the versions list do not count, only this dtype's row."""
     i = std.versions.index(ver)
     if i == 0:
         return False
     prev = std.versions[i - 1]
 
     def table(v):
-        return ({t: (s.dtypes, str(s.ranks)) for t, s in v.tensors.items()}, v.extra_attributes, v.defaults, v.broadcast)
+        return ({t: ((dtype in s.dtypes) if once else s.dtypes, str(s.ranks)) for t, s in v.tensors.items()},
+                v.extra_attributes, v.defaults, v.broadcast)
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
-def size_case_version(std, dtype: str, x: str):
+def size_case_version(std, dtype: str, x: str, once: bool = False):
     """The version whose rank sweep the size cases of ``dtype`` gather from: the latest listing
     the dtype with a rank sweep of its own (not a repeat of its predecessor's table)."""
-    own = [v for v in std.versions if dtype in v.dtypes(x) and not same_table_as_previous(std, v, dtype)]
+    own = [v for v in std.versions if dtype in v.dtypes(x) and not same_table_as_previous(std, v, dtype, once)]
     return own[-1] if own else None
 
 
@@ -412,7 +414,7 @@ class OpCorpus:
         # a version whose table repeats its predecessor's (ONNX Identity 14..25 change only in types
         # specgen cannot describe) keeps its designed cases but not the rank sweep, which would be
         # the predecessor's sweep again under another case id
-        repeats = same_table_as_previous(std, ver, dtype)
+        repeats = same_table_as_previous(std, ver, dtype, spec.rank_sweep_once)
         for rank in ([] if repeats else rules.tested_ranks(ranks)):
             shape = RANK_SHAPES[rank]
             cid = f"{prefix}/rank{rank}/sweep{attr_suffix(first)}"
@@ -643,7 +645,7 @@ class OpCorpus:
         main = "float32" if "float32" in dtypes else dtypes[0]
         for dtype in dtypes:
             first = attribute_sets(self.spec, std.key, dtype=dtype)[0]  # the sweep cases' (the sources') attributes
-            ver = size_case_version(std, dtype, self.x)
+            ver = size_case_version(std, dtype, self.x, self.spec.rank_sweep_once)
             if ver is None:
                 continue
             prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/"

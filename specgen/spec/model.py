@@ -435,6 +435,7 @@ class OpSpec:
     test_attributes: tuple[TestAttributes, ...] = ()
     choice: Choice | None = None  # formula chosen by a string attribute; formula is then None
     special_pairs: bool = False  # the corpus pairs every special value of the inputs (spec key special_pairs)
+    rank_sweep_once: bool = False  # a dtype's rank sweep only where its row changes (spec key rank_sweep_once)
 
     @property
     def numeric_attribute_names(self) -> tuple[str, ...]:
