@@ -67,7 +67,7 @@ def _size_case_version(cell: Cell) -> bool:
     """The version the size cases of the cell's dtype are built at (corpus.size_case_version)."""
     from specgen.generate.corpus import size_case_version
 
-    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name)
+    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name, cell.spec.rank_sweep_once)
 
 
 def _own_rank_sweep(cell: Cell) -> bool:
@@ -75,7 +75,7 @@ def _own_rank_sweep(cell: Cell) -> bool:
     corpus's rule: corpus.same_table_as_previous)."""
     from specgen.generate.corpus import same_table_as_previous
 
-    return not same_table_as_previous(cell.std, cell.ver, cell.dtype)
+    return not same_table_as_previous(cell.std, cell.ver, cell.dtype, cell.spec.rank_sweep_once)
 
 
 def _designed_sets(cell: Cell) -> list[str]:

@@ -16,8 +16,18 @@ def _code_strings(path: Path):
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                   and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    # a string used as a mapping key (d.get("min"), d["max"], "min" in d) looks up a field of data (WebNN's
+    # rankRange {min, max}, a mapping file's rule), not an operator: element-wise ops named max/min share the word
+    keys = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+            keys.add(id(node.args[0]))
+        elif isinstance(node, ast.Subscript):
+            keys.add(id(node.slice))
+        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            keys.add(id(node.left))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings | keys:
             yield node.lineno, node.value
 
 
@@ -35,3 +45,10 @@ def test_the_check_sees_an_op_chain_but_not_a_docstring(tmp_path):
     path.write_text('def run(self, call):\n    """e.g. hard_sigmoid"""\n    if call.op == "hard_sigmoid":\n        pass\n',
                     encoding="utf-8")
     assert list(_code_strings(path)) == [(3, "hard_sigmoid")]
+
+
+def test_the_check_skips_mapping_keys_but_not_a_dispatch(tmp_path):
+    path = tmp_path / "adapter.py"
+    path.write_text('def f(rank, call):\n    lo = rank.get("min")\n    hi = rank["max"]\n    if "max" in rank:\n'
+                    '        pass\n    if call.op == "max":\n        pass\n', encoding="utf-8")
+    assert list(_code_strings(path)) == [(6, "max")]

@@ -135,14 +135,18 @@ def test_the_ieee_special_cases_of_the_rows_hold_for_numpy_and_the_golden_values
             "floor", "ceil", "round", "trunc"} <= {r.name for r in rows}
     finite_only = SimpleNamespace(outcomes=lambda standard=None: ("formula",), default=("formula",), per_standard={},
                                   recommended="formula")
+    assert "pow" in {r.name for r in rows}  # a function of two arguments: ((x, y), result)
     for row in rows:
-        node = parse_formula(f"{row.name}(x)", ["x"], [])
+        n_args = len(row.annex_f[0][0]) if isinstance(row.annex_f[0][0], tuple) else 1
+        names = [f"x{i}" for i in range(n_args)]
+        node = parse_formula(f"{row.name}({', '.join(names)})", names, [])
         spec = SimpleNamespace(id="fake", path="specs/fake.yaml", formula_for=lambda s, node=node: node,
                                special_values={k: finite_only for k in ("nan", "pos_inf", "neg_inf")})
-        x = np.array([a for a, _ in row.annex_f], dtype=np.float32)
+        args = {k: np.array([(a if n_args > 1 else (a,))[i] for a, _ in row.annex_f], dtype=np.float32)
+                for i, k in enumerate(names)}
         with np.errstate(all="ignore"):
-            by_numpy = row.numpy(x)
-        by_golden = golden(spec, {"x": x}, {}, "float32").y
+            by_numpy = row.numpy(*args.values())
+        by_golden = golden(spec, args, {}, "float32").y
         for (arg, want), got_np, got_g in zip(row.annex_f, by_numpy, by_golden):
             want32 = float(np.float32(want))
             assert same(float(got_np), want32), f"numpy {row.name}({arg}) = {got_np}, Annex F: {want}"

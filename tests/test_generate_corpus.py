@@ -21,6 +21,8 @@ from specgen.vectors import load_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = load_all()
+X = {op: spec.inputs[0].name for op, spec in SPECS.items()}  # each operator's primary input
+
 CORPUS = load_corpus(ROOT / "generated" / "vectors")
 POSITIVE = [c for c in CORPUS.cases if c.kind == "positive"]
 NEGATIVE = [c for c in CORPUS.cases if c.kind == "negative"]
@@ -47,20 +49,20 @@ def test_ids_are_unique_and_readable():
 def test_every_standard_version_dtype_and_rank_has_cases():
     have = collections.defaultdict(set)
     for c in POSITIVE:
-        have[(c.op, c.standard, c.version, c.dtype)].add(len(c.shapes["x"]))
+        have[(c.op, c.standard, c.version, c.dtype)].add(len(c.shapes[X[c.op]]))
     from specgen.generate.corpus import same_table_as_previous
 
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes("x"):
-            ranks = set(rules.tested_ranks(ver.ranks("x")))
+        for dtype in ver.dtypes(X[op]):
+            ranks = set(rules.tested_ranks(ver.ranks(X[op])))
             owner = ver  # a version repeating its predecessor's table has its rank sweep there
-            while same_table_as_previous(std, owner, dtype):
+            while same_table_as_previous(std, owner, dtype, spec.rank_sweep_once):
                 owner = std.versions[std.versions.index(owner) - 1]
             assert ranks <= have[(op, key, owner.version, dtype)], (op, key, ver.version, dtype)
     # and nothing outside the tables
     for c in POSITIVE:
         ver = SPECS[c.op].standards[c.standard].version(c.version)
-        assert c.dtype in ver.dtypes("x") and ver.ranks("x").allows(len(c.shapes["x"])), c.id
+        assert c.dtype in ver.dtypes(X[c.op]) and ver.ranks(X[c.op]).allows(len(c.shapes[X[c.op]])), c.id
 
 
 def test_every_attribute_set_per_row_and_dtype():
@@ -68,8 +70,8 @@ def test_every_attribute_set_per_row_and_dtype():
     for c in POSITIVE:
         names[(c.op, c.standard, c.version, c.dtype)].add(c.tags[1])
     for op, spec, key, std, ver in _rows():
-        want = {a.name for a in attribute_sets(spec, key, ver.version)}
-        for dtype in ver.dtypes("x"):
+        for dtype in ver.dtypes(X[op]):
+            want = {a.name for a in attribute_sets(spec, key, ver.version, dtype)}
             assert want <= names[(op, key, ver.version, dtype)], (op, key, ver.version, dtype)
 
 
@@ -196,7 +198,7 @@ def test_special_values_in_every_float_row():
     for c in POSITIVE:
         if "breakpoints" not in c.tags or not dt.get(c.dtype).is_float:
             continue
-        x = c.load()["x"].astype(np.float64).ravel()
+        x = c.load()[X[c.op]].astype(np.float64).ravel()
         key = (c.op, c.standard, c.version, c.dtype)
         if np.isnan(x).any():
             seen[key].add("nan")
@@ -208,7 +210,7 @@ def test_special_values_in_every_float_row():
         if ((np.abs(x) < tiny) & (x != 0)).any():
             seen[key].add("subnormal")
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes("x"):
+        for dtype in ver.dtypes(X[op]):
             if dt.get(dtype).is_float:
                 assert seen[(op, key, ver.version, dtype)] == {"nan", "inf", "zeros", "subnormal"}, (op, key, ver.version, dtype)
 
@@ -229,9 +231,9 @@ def test_negative_cases_cover_every_rule_of_every_table_row():
         rules_seen[(c.op, c.standard, c.version)].add(c.tags[1])
     for op, spec, key, std, ver in _rows():
         want = {"unknown-attribute"} if std.info.unknown_attributes == "rejected" else set()
-        if [d for d in std.info.dtype_names if d not in ver.dtypes("x")]:
+        if [d for d in std.info.dtype_names if d not in ver.dtypes(X[op])]:
             want.add("dtype")
-        r = ver.ranks("x")
+        r = ver.ranks(X[op])
         if not r.unspecified and (r.max is not None or (r.min or 0) > 0):
             want.add("rank")
         same = {p for cst in std.constraints for p in cst.same}
@@ -253,13 +255,13 @@ def test_negative_cases_cover_every_rule_of_every_table_row():
 def test_in_place_strided_large_and_awkward_sizes():
     in_place = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if c.in_place}
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes("x"):
+        for dtype in ver.dtypes(X[op]):
             assert ((op, key, ver.version, dtype) in in_place) == bool(std.in_place), (op, key, ver.version, dtype)
-    strided = [c for c in POSITIVE if c.strides["x"] is not None]
+    strided = [c for c in POSITIVE if c.strides[X[c.op]] is not None]
     assert strided and all(rules.layout(SPECS[c.op].standards[c.standard].info)["strides"] for c in strided)
     for op in SPECS:
-        assert any(np.prod(c.shapes["x"]) > 65536 for c in POSITIVE if c.op == op), op
-    dims = {d for c in POSITIVE for d in c.shapes["x"]}
+        assert any(np.prod(c.shapes[X[c.op]]) > 65536 for c in POSITIVE if c.op == op), op
+    dims = {d for c in POSITIVE for d in c.shapes[X[c.op]]}
     assert {7, 13, 1031} <= dims
 
 
@@ -389,9 +391,9 @@ def test_a_version_that_repeats_its_predecessors_table_has_no_rank_sweep_of_its_
     sweeps = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if "rank-sweep" in c.tags}
     designed = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if "breakpoints" in c.tags}
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes("x"):
+        for dtype in ver.dtypes(X[op]):
             row = (op, key, ver.version, dtype)
             assert row in designed, row
-            assert (row in sweeps) != same_table_as_previous(std, ver, dtype), row
+            assert (row in sweeps) != same_table_as_previous(std, ver, dtype, spec.rank_sweep_once), row
     assert ("identity", "onnx", "13", "float32") in sweeps and ("identity", "onnx", "14", "float32") not in sweeps
     assert ("identity", "onnx", "13", "bfloat16") in sweeps  # new at 13: its own sweep

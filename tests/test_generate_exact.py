@@ -57,14 +57,14 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: F
                                    {k: v if isinstance(v, str) else mpmath.mpf(v) for k, v in a.items()})
             return _mp_fraction(v)
     plain, numeric = SPECS[op].resolve(a, standard)  # a string attribute picks the formula
-    return formula_oracle(plain.formula_for(standard), x, numeric, **others)
+    return formula_oracle(plain.formula_for(standard), x, numeric, primary=SPECS[op].inputs[0].name, **others)
 
 
-def formula_oracle(node, x: Fraction, a: dict, **others: Fraction) -> Fraction | None:
+def formula_oracle(node, x: Fraction, a: dict, primary: str = "x", **others: Fraction) -> Fraction | None:
     """Every other operator: its spec's formula evaluated here, independently of the generator's
     tiers, in mpmath at 2600 bits (enough for the cancellation in exp(x) - 1 at float64 subnormals),
     with the function table's mpmath meanings; None where the value is not finite (log(0), 1/0)."""
-    env = {"x": x, **{k: Fraction(v) for k, v in a.items()}, **others}
+    env = {primary: x, **{k: Fraction(v) for k, v in a.items()}, **others}
 
     def ev(t):
         if isinstance(t, nodes.Num):
@@ -169,9 +169,10 @@ def test_a_sample_of_the_corpus_is_correctly_rounded():
     checked, by_op = 0, {}
     for case in positives:
         t = case.load()
-        y = t["y"].ravel()
-        x = np.broadcast_to(t["x"], t["y"].shape).ravel()
-        others = {k: np.broadcast_to(v, t["y"].shape).ravel() for k, v in t.items() if k not in ("x", "y")}
+        xn, yn = SPECS[case.op].inputs[0].name, SPECS[case.op].outputs[0].name
+        y = t[yn].ravel()
+        x = np.broadcast_to(t[xn], t[yn].shape).ravel()
+        others = {k: np.broadcast_to(v, t[yn].shape).ravel() for k, v in t.items() if k not in (xn, yn)}
         picks = np.arange(x.size) if everything else rng.integers(0, x.size, size=min(x.size, 4))
         for i in picks:
             if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:

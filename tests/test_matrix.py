@@ -26,8 +26,10 @@ def test_catalog_reads_operators_sets_and_second_inputs_from_the_specs():
     assert one_input <= set(by_op)  # every one-input operator has a unit
     for op, spec in SPECS.items():
         if len(spec.inputs) > 1:  # further inputs: one unit per grid value
-            values = sorted(dict(u.extra_inputs)[spec.inputs[1].name] for u in by_op[op])
-            assert values == sorted(catalog.SECOND_INPUT_GRID)
+            for choice in spec.choice_values or (None,):  # per formula a string attribute picks (Mod's two)
+                values = sorted(dict(u.extra_inputs)[spec.inputs[1].name] for u in by_op[op]
+                                if choice is None or dict(u.attributes).get(spec.choice.attribute) == choice)
+                assert values == sorted(catalog.SECOND_INPUT_GRID)
         for choice in spec.choice_values:  # every formula a string attribute picks
             assert any(dict(u.attributes).get(spec.choice.attribute) == choice for u in by_op[op])
         for t in spec.test_attributes:  # a designed set is swept where the standard can pass it

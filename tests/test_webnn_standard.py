@@ -27,7 +27,10 @@ WEBNN_NAME = {"hard_sigmoid": "hardSigmoid", "softsign": "softsign", "shrink": N
               "absolute": "abs", "neg": "neg", "reciprocal": "reciprocal", "sqrt": "sqrt", "exp": "exp", "log": "log",
               "erf": "erf", "sin": "sin", "cos": "cos", "tan": "tan", "floor": "floor", "ceil": "ceil",
               "round_even": "roundEven", "sign": "sign", "asin": None, "acos": None, "atan": None, "sinh": None,
-              "cosh": None, "asinh": None, "acosh": None, "atanh": None}
+              "cosh": None, "asinh": None, "acosh": None, "atanh": None,
+              # issue 23's binary arithmetic: WebNN's element-wise binary operations (no modulo)
+              "add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "max", "minimum": "min",
+              "power": "pow", "mod": None}
 # Specs WebNN defines whose webnn row is still to be written (docs/webnn.md has their options).
 PENDING: set[str] = set()
 
@@ -58,9 +61,10 @@ def test_which_webnn_operators_the_specs_name_and_which_not():
     named = sorted(s.standards["webnn"].operator for s in SPECS.values() if "webnn" in s.standards)
     assert named == sorted(["elu", "gelu", "hardSigmoid", "hardSwish", "identity", "leakyRelu", "linear", "prelu",
                             "relu", "sigmoid", "softplus", "softsign", "tanh", "abs", "ceil", "cos", "erf", "exp",
-                            "floor", "log", "neg", "reciprocal", "roundEven", "sign", "sin", "sqrt", "tan"])
+                            "floor", "log", "neg", "reciprocal", "roundEven", "sign", "sin", "sqrt", "tan",
+                            "add", "sub", "mul", "div", "max", "min", "pow"])
     missing = [o for o in OPERATORS if o not in named]
-    assert len(missing) == 68
+    assert len(missing) == 61
     assert [o for o in ACTIVATION_FAMILY if o in missing] == [o for o in ACTIVATION_FAMILY if o not in named]
 
 

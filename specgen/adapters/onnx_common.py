@@ -104,6 +104,23 @@ def check_model_strict(model) -> str | None:
     return None
 
 
+def probe_attributes(std, dtype: str) -> dict:
+    """The attributes a probe call passes: none (the defaults), except where the default is not a value
+    a call of this kind of tensor type accepts (ONNX Mod's fmod = 0 with floating-point inputs): there
+    the first accepted value, in the standard's spelling."""
+    from specgen.dtypes import get
+
+    out = {}
+    for b in std.attributes.values():
+        if b.kind_values and b.name is not None and b.values:
+            is_float = get(dtype).is_float
+            if b.default is None or not b.accepts_for(b.default, is_float):
+                accepted = [v for v in b.values if b.accepts_for(v, is_float)]
+                if accepted:
+                    out[b.name] = b.spell(accepted[0])
+    return out
+
+
 def sample_input(dtype: str) -> np.ndarray:
     from specgen.dtypes import get
 
@@ -144,11 +161,14 @@ class ProbedOnnxClaims:
                 for dtype in v.dtypes():
                     shapes = None if self.probe_rank is None else ranked_shapes(in_names + out_names, self.probe_rank)
                     model = build_model(std.operator, std.domain, int(v.version), in_names, out_names,
-                                        {n: dtype for n in in_names + out_names}, {}, shapes)
+                                        {n: dtype for n in in_names + out_names}, probe_attributes(std, dtype), shapes)
                     try:
                         x = sample_input(dtype)
+                        # the other inputs without a zero (an integer divisor of 0 has no value: Div, Mod)
+                        other = np.where(x == 0, np.ones_like(x), x)
                         with np.errstate(all="ignore"):
-                            out = np.asarray(self._probe_once(model, {n: x for n in in_names}))
+                            out = np.asarray(self._probe_once(model, {n: (x if i == 0 else other)
+                                                                      for i, n in enumerate(in_names)}))
                         if out.dtype != x.dtype:
                             raise TypeError(f"returned {out.dtype} for {x.dtype} input")
                         works.append(dtype)

@@ -75,7 +75,10 @@ def evaluate_exact(node: n.Node, env: Mapping[str, Fraction]):
             return evaluate_exact(node.args[1] if evaluate_exact(node.args[0], env) else node.args[2], env)
         row = FUNCTIONS[f]
         if not row.rational:
-            raise NotRational(f)
+            value = row.exact_at(*[evaluate_exact(a, env) for a in node.args]) if row.exact_at else None
+            if value is None:
+                raise NotRational(f)
+            return value
         return row.exact(*[evaluate_exact(a, env) for a in node.args])
     raise TypeError(f"not a formula node: {node!r}")
 

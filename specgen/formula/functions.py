@@ -153,7 +153,14 @@ class Function:
     # The IEEE 754 / C99 Annex F special cases (F.10) as data: argument -> result, both as Python
     # floats ("nan" keys are math.nan); tests/test_function_table.py checks numpy, the golden values
     # and the mpmath meaning against it
-    annex_f: tuple[tuple[float, float], ...] = ()
+    # argument -> result; a function of several arguments gives a tuple of them ((0.0, 0.0) -> 1.0 for pow)
+    annex_f: tuple[tuple, ...] = ()
+    # a transcendental function's exact value where it is rational (pow at an integer exponent):
+    # Fractions -> Fraction, or None where it is not (the value then comes from mpmath)
+    exact_at: Callable | None = None
+    # a rational function whose numpy value at float64 (or long double) points is its exact value where
+    # this mask holds (fmod everywhere: the remainder is representable); the golden values' tier 1 uses it
+    float_exact: Callable | None = None
 
     def budget(self, dtype: str) -> float | None:
         """The accepted error of a kernel's implementation computing in ``dtype``, in ULPs of
@@ -286,6 +293,33 @@ def _iv_pow(a, b):
     return np.where(unsafe, -np.inf, lo), np.where(unsafe, np.inf, hi)
 
 
+def _exact_pow(a, b):
+    """a ** b exactly where b is an integer and the result has at most about 4096 bits (an integer base
+    to an integer exponent: integer pow); None elsewhere. 0 to a negative power raises ZeroDivisionError."""
+    if b.denominator != 1:
+        return None
+    if a == 0 or abs(a) == 1:
+        return a ** int(b)
+    bits = max(abs(a.numerator).bit_length(), a.denominator.bit_length())
+    return a ** int(b) if abs(b) * bits <= 4096 else None
+
+
+_I = math.inf
+# C99 Annex F F.10.4.4, pow(x, y): (x, y) -> result, the sign of a zero or infinity included
+_ANNEX_F_POW = (
+    ((0.0, 0.0), 1.0), ((-0.0, -0.0), 1.0), ((math.nan, 0.0), 1.0), ((_I, -0.0), 1.0),   # pow(x, +-0) = 1, even NaN
+    ((1.0, math.nan), 1.0), ((1.0, _I), 1.0), ((1.0, -_I), 1.0),                          # pow(+1, y) = 1, even NaN
+    ((-1.0, _I), 1.0), ((-1.0, -_I), 1.0),                                                # pow(-1, +-inf) = 1
+    ((0.0, -3.0), _I), ((-0.0, -3.0), -_I), ((-0.0, -2.0), _I), ((0.0, -0.5), _I), ((-0.0, -_I), _I),
+    ((0.0, 3.0), 0.0), ((-0.0, 3.0), -0.0), ((-0.0, 2.0), 0.0), ((-0.0, 0.5), 0.0), ((0.0, _I), 0.0),
+    ((-2.0, 0.5), math.nan),                                   # a finite negative base, finite non-integer y
+    ((-2.0, 3.0), -8.0), ((-2.0, -1.0), -0.5), ((-2.0, 2.0), 4.0),   # a negative base, integer y
+    ((0.5, -_I), _I), ((2.0, -_I), 0.0), ((0.5, _I), 0.0), ((2.0, _I), _I), ((-0.5, _I), 0.0), ((-2.0, -_I), 0.0),
+    ((-_I, -3.0), -0.0), ((-_I, -2.0), 0.0), ((-_I, 3.0), -_I), ((-_I, 2.0), _I), ((-_I, 0.5), _I),
+    ((_I, -1.0), 0.0), ((_I, 1.0), _I),
+    ((math.nan, 1.0), math.nan), ((2.0, math.nan), math.nan))
+
+
 def _mp_pow(a, b):
     """x to the y in mpmath, bounded: a huge integer exponent (x ** 1e308) is computed as
     exp(y * log|x|) at the working precision instead of by repeated squaring of exact integers."""
@@ -399,12 +433,69 @@ BUDGETS = {
 }
 
 
+def _exact_fmod(a, b):
+    """The remainder of the quotient truncated toward zero (C99 fmod): the sign of a."""
+    return a - b * math.trunc(a / b)
+
+
+def _exact_floor_mod(a, b):
+    """The remainder of the quotient rounded toward -inf (Python's %, numpy's mod): the sign of b."""
+    return a - b * math.floor(a / b)
+
+
+_FMOD_HELPER = '''\
+def _fmod(a, b):
+    """C's fmod (the sign of a); exact on object arrays of Fractions (integer tensors: int() truncates)."""
+    if np.asarray(a).dtype == object or np.asarray(b).dtype == object:
+        return np.frompyfunc(lambda x, y: x - y * int(x / y), 2, 1)(a, b)
+    return np.fmod(a, b)'''
+
+
+def _iv_points(f, exact_mask=None):
+    """The image of point arguments (a non-point interval: unbounded), for rows that are exact at
+    points (``exact_mask``: where numpy's float64 value is exact; elsewhere one float64 ULP either side)."""
+    def image(*ivs):
+        los = [lo for lo, _ in ivs]
+        point = np.logical_and.reduce([lo == hi for lo, hi in ivs])
+        with np.errstate(all="ignore"):
+            v = f(*los)
+            if exact_mask is not None:
+                loose = ~exact_mask(*los)
+                lo_v = np.where(loose, np.nextafter(v, -np.inf), v)
+                hi_v = np.where(loose, np.nextafter(v, np.inf), v)
+            else:
+                lo_v = hi_v = v
+        return np.where(point, lo_v, -np.inf), np.where(point, hi_v, np.inf)
+    return image
+
+
+def _floor_mod_exact_mask(a, b):
+    """numpy's float mod is fmod (exact) plus b where the signs differ: exact when no addition happens or
+    when both are integers below 2^53 (integer inputs)."""
+    r = np.fmod(a, b)
+    ints = (a == np.trunc(a)) & (b == np.trunc(b)) & (np.abs(a) < 2.0 ** 53) & (np.abs(b) < 2.0 ** 53)
+    return (r == 0) | ((r < 0) == (b < 0)) | ints
+
+
 FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("abs", 1, 1, np.abs, "np.abs({0})", abs, "absolute value", exact=abs, interval=_iv_abs, piecewise=True),
     Function("min", 2, -1, _np_min, "np.minimum({0}, {1})", _mp_min, "smallest argument; NaN if any is NaN",
              exact=min, interval=_iv_min, piecewise=True),
     Function("max", 2, -1, _np_max, "np.maximum({0}, {1})", _mp_max, "largest argument; NaN if any is NaN",
              exact=max, interval=_iv_max, piecewise=True),
+    # remainders (ONNX Mod's fmod = 1 / 0): exact rational functions; a zero divisor has no value (the
+    # exact evaluation raises ZeroDivisionError: an IEEE NaN for floats, C99 F.10.7.1 fmod(x, 0); the
+    # corpus leaves it out for integers)
+    Function("fmod", 2, 2, np.fmod, "_fmod({0}, {1})", lambda a, b: a - b * _mp_trunc(a / b),
+             "remainder of a / b truncated toward zero (C fmod): the sign of a", exact=_exact_fmod,
+             interval=_iv_points(np.fmod), piecewise=True, float_exact=lambda a, b: np.ones(np.shape(a), dtype=bool),
+             helper_source=_FMOD_HELPER,
+             annex_f=(((0.0, 1.0), 0.0), ((-0.0, 1.0), -0.0), ((5.0, 3.0), 2.0), ((-5.0, 3.0), -2.0), ((5.0, -3.0), 2.0),
+                      ((1.0, 0.0), math.nan), ((math.inf, 1.0), math.nan), ((1.0, math.inf), 1.0), ((-1.0, -math.inf), -1.0),
+                      ((math.nan, 1.0), math.nan))),
+    Function("floor_mod", 2, 2, np.mod, "np.mod({0}, {1})", lambda a, b: a - b * mpmath.floor(a / b),
+             "remainder of a / b rounded toward -inf (Python's %): the sign of b", exact=_exact_floor_mod,
+             interval=_iv_points(np.mod, _floor_mod_exact_mask), piecewise=True, float_exact=_floor_mod_exact_mask),
     Function("clamp", 3, 3, lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
              "np.minimum(np.maximum({0}, {1}), {2})", lambda x, lo, hi: _mp_min(_mp_max(x, lo), hi),
              "clamp(x, lo, hi) = min(max(x, lo), hi)", exact=lambda x, lo, hi: min(max(x, lo), hi),
@@ -478,6 +569,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
                                 lambda t, d: _below_normal(mpmath.erfc(t), d)),
                        Critical("underflow", "erfc(t) rounds to 0", "+", lambda t, d: _rn(mpmath.erfc(t), d) == 0))),
     Function("pow", 2, 2, np.power, "np.power({0}, {1})", _mp_pow, "x to the y", interval=_iv_pow, ulps=BUDGETS["pow"],
+             exact_at=_exact_pow, annex_f=_ANNEX_F_POW,
              libm=_libm(np.power, np.power, 8, 8, 0.70, 0.90, domain=(0.0, _INF), range=(0.0, _INF))),
 ]}
 

@@ -81,10 +81,11 @@ def _fmt(v: float | str) -> str:
     return text if "e" in text else text.rstrip("0").rstrip(".")
 
 
-def attribute_sets(spec, standard: str, version: str | None = None) -> list[AttrSet]:
+def attribute_sets(spec, standard: str, version: str | None = None, dtype: str | None = None) -> list[AttrSet]:
     """The numeric sets (numeric_sets), each with every value of the formula-selecting string
     attribute the standard accepts: its default with the default set first, then the others
-    (``approximate-tanh``)."""
+    (``approximate-tanh``). With ``dtype``, only the values a call of that tensor type accepts (ONNX
+    Mod: floating-point inputs require fmod = 1, integer ones fmod = 0: the binding's ``kind_values``)."""
     sets = numeric_sets(spec, standard, version)
     if spec.choice is None:
         return sets
@@ -92,6 +93,9 @@ def attribute_sets(spec, standard: str, version: str | None = None) -> list[Attr
     b = spec.standards[standard].attributes[name]
     first = b.fixed if b.fixed is not None else b.default
     accepted = [b.fixed] if b.fixed is not None else list(b.values or spec.choice_values)
+    if dtype is not None and b.kind_values:
+        accepted = [v for v in accepted if b.accepts_for(v, dt.get(dtype).is_float)]
+        first = first if first in accepted else None
     order = ([first] if first is not None else []) + [v for v in accepted if v != first]
     out = []
     for s_ in sets:
@@ -180,23 +184,25 @@ def designed_crossings(spec, std, aset: AttrSet, dtype: str) -> list:
     return threshold_crossings(resolved, std.key, values, dtype, spec.inputs[0].name)
 
 
-def same_table_as_previous(std, ver, dtype: str) -> bool:
+def same_table_as_previous(std, ver, dtype: str, once: bool = False) -> bool:
     """Whether ``ver`` lists ``dtype`` with exactly its predecessor's table: every tensor's dtypes and
-    ranks, extra attributes, version defaults and broadcast rules."""
+    ranks, extra attributes, version defaults and broadcast rules. ``once`` (the spec's
+    rank_sweep_once): the other dtypes the versions list do not count, only this dtype's row."""
     i = std.versions.index(ver)
     if i == 0:
         return False
     prev = std.versions[i - 1]
 
     def table(v):
-        return ({t: (s.dtypes, str(s.ranks)) for t, s in v.tensors.items()}, v.extra_attributes, v.defaults, v.broadcast)
+        return ({t: ((dtype in s.dtypes) if once else s.dtypes, str(s.ranks)) for t, s in v.tensors.items()},
+                v.extra_attributes, v.defaults, v.broadcast)
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
-def size_case_version(std, dtype: str, x: str):
+def size_case_version(std, dtype: str, x: str, once: bool = False):
     """The version whose rank sweep the size cases of ``dtype`` gather from: the latest listing
     the dtype with a rank sweep of its own (not a repeat of its predecessor's table)."""
-    own = [v for v in std.versions if dtype in v.dtypes(x) and not same_table_as_previous(std, v, dtype)]
+    own = [v for v in std.versions if dtype in v.dtypes(x) and not same_table_as_previous(std, v, dtype, once)]
     return own[-1] if own else None
 
 
@@ -289,11 +295,15 @@ class OpCorpus:
             for k in self.others:
                 inputs[k] = self.fill(self.pool(aset, dtype, std, f"{case_id}#{k}", k), values.size,
                                       f"{case_id}#{k}").reshape(shape)
+        g = None
         if self.others:
-            inputs = self._no_overflow_paired(inputs, aset, dtype, std)
-        g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
+            inputs, g = self._no_overflow_paired(inputs, aset, dtype, std)
+        if g is None:
+            g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
         if g.overflow.any():
             raise AssertionError(f"{case_id}: integer overflow in designed values")
+        if g.undefined is not None and g.undefined.any():
+            raise AssertionError(f"{case_id}: integer results without a value (division by zero) in designed values")
         given = given_attributes(aset, std)
         tensors = {**inputs, self.y: g.y}
         self.w.add(id=case_id, op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
@@ -314,17 +324,30 @@ class OpCorpus:
 
     def _no_overflow_paired(self, inputs, aset, dtype, std):
         """Integer results that overflow (unspecified by the specs) are avoided by setting the
-        primary input to 0 there (several inputs: dropping an element would break the pairing)."""
+        primary input to 0 there (several inputs: dropping an element would break the pairing);
+        integer results that do not exist (a division by zero) by setting the elements of the other
+        inputs that feed them to 1, keeping each input's own shape (a broadcast divisor stays small).
+        Where a 0 primary input still overflows (0 - INT_MIN), the other inputs feeding it are set to 0.
+        Returns (inputs, their golden values, or None where none was computed)."""
         if dt.get(dtype).is_float:
-            return inputs
-        for _ in range(3):
+            return inputs, None
+        for attempt in range(3):
             g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
+            if g.undefined is not None and g.undefined.any():
+                inputs = {k: (_set_feeding(v, g.undefined, 1) if k != self.x else v) for k, v in inputs.items()}
+                g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
             if not g.overflow.any():
-                return inputs
+                return inputs, g
+            if attempt:  # the primary input is 0 there already
+                inputs = {k: (_set_feeding(v, g.overflow, 0) if k != self.x else v) for k, v in inputs.items()}
+                continue
             x = np.array(np.broadcast_to(inputs[self.x], g.overflow.shape))
-            x[g.overflow] = 0
+            if inputs[self.x].shape == x.shape:
+                x[g.overflow] = 0
+            else:  # a broadcast primary input (multidirectional rules) keeps its own shape
+                x = _set_feeding(inputs[self.x], g.overflow, 0)
             inputs = {**inputs, self.x: x}
-        return inputs
+        return inputs, None
 
 
     def _no_overflow(self, values, aset, dtype, std):
@@ -370,7 +393,7 @@ class OpCorpus:
         ranks = ver.ranks(self.x)
         r0 = content_rank(ranks)
         prefix = f"{spec.id}/{std.key}-{ver.version}/{dtype}"
-        sets = attribute_sets(spec, std.key, ver.version)
+        sets = attribute_sets(spec, std.key, ver.version, dtype)
         for aset in sets:
             if self.others:
                 self.multi_input_contents(std, ver, dtype, r0, aset)
@@ -391,7 +414,7 @@ class OpCorpus:
         # a version whose table repeats its predecessor's (ONNX Identity 14..25 change only in types
         # specgen cannot describe) keeps its designed cases but not the rank sweep, which would be
         # the predecessor's sweep again under another case id
-        repeats = same_table_as_previous(std, ver, dtype)
+        repeats = same_table_as_previous(std, ver, dtype, spec.rank_sweep_once)
         for rank in ([] if repeats else rules.tested_ranks(ranks)):
             shape = RANK_SHAPES[rank]
             cid = f"{prefix}/rank{rank}/sweep{attr_suffix(first)}"
@@ -434,6 +457,15 @@ class OpCorpus:
             shape = _fit_rank([values[self.x].size], r0)
             self.positive(std, ver, dtype, r0, f"breakpoints-{var}", aset,
                           {k: v.reshape(shape) for k, v in values.items()}, tags=("breakpoints",))
+        if self.spec.special_pairs:  # every special value of the primary input against every one of each other
+            sp = specials(dtype)
+            for k in self.others:
+                held = {o: held_values(dtype)[0] for o in self.others if o != k}
+                shape = _fit_rank([sp.size * sp.size], r0)
+                pairs = {self.x: np.repeat(sp, sp.size), k: np.tile(sp, sp.size),
+                         **{o: np.full(sp.size * sp.size, v, dtype=sp.dtype) for o, v in held.items()}}
+                self.positive(std, ver, dtype, r0, f"specials-{k}", aset,
+                              {t: v.reshape(shape) for t, v in pairs.items()}, tags=("specials",))
         rid = f"{prefix}/rank{r0}/regions{attr_suffix(aset)}"
         pools = {k: _unique(region_values(self.design(aset, dtype, k, std=std), dtype, PER_REGION, Stream(f"{rid}#{k}")), dtype)
                  for k in self.inputs}
@@ -478,6 +510,18 @@ class OpCorpus:
                 inputs[k] = small if strides is None else np.ascontiguousarray(np.broadcast_to(small, shape))
             self.positive(std, ver, dtype, r0, f"broadcast-{t}-{form}", aset, inputs,
                           strides={t: strides} if strides else None, tags=("broadcast",))
+        for rule in ver.broadcast:  # numpy rules both ways: each input smaller than the output somewhere
+            others = [t for t in rule.tensors if t != rule.to]
+            if rule.kind != "multidirectional" or rule.to not in rule.tensors or not others or len(shape) < 2:
+                continue
+            sizes = {rule.to: [shape[0], 1] + shape[2:], others[0]: [shape[1]] + [1] * (len(shape) - 2)}
+            cid = f"{prefix}/broadcast-two-way{attr_suffix(aset)}"
+            inputs = {}
+            for k in self.inputs:
+                pool = self.pool(aset, dtype, std, f"{cid}#{k}", k)
+                s_ = sizes.get(k, shape)
+                inputs[k] = self.fill(pool, int(np.prod(s_, dtype=np.int64)), f"{cid}#{k}").reshape(s_)
+            self.positive(std, ver, dtype, r0, "broadcast-two-way", aset, inputs, tags=("broadcast",))
 
     # -- aliasing (issue 14): every attribute set that can make the output differ from the input
     def in_place_cases(self, std, ver, dtype, r0, sets):
@@ -520,7 +564,7 @@ class OpCorpus:
         n = max(len(p) for p in pools.values()) * (IN_PLACE_DRAWS if self.others else 1)
         inputs = {k: self.fill(p, n, f"{cid}#{k}") for k, p in pools.items()}
         if self.others:
-            inputs = self._no_overflow_paired(inputs, aset, dtype, std)
+            inputs, _ = self._no_overflow_paired(inputs, aset, dtype, std)
         attrs = std.info.cast_attributes(aset.values, dtype)
         y = golden(self.spec, inputs, attrs, dtype, std.key)
         keep = _differs(y.y, inputs[self.x], dtype) & ~y.overflow
@@ -599,9 +643,9 @@ class OpCorpus:
 
         dtypes = list(dict.fromkeys(d for v in std.versions for d in v.dtypes(self.x)))
         main = "float32" if "float32" in dtypes else dtypes[0]
-        first = attribute_sets(self.spec, std.key)[0]  # the sweep cases' (the sources') attributes
         for dtype in dtypes:
-            ver = size_case_version(std, dtype, self.x)
+            first = attribute_sets(self.spec, std.key, dtype=dtype)[0]  # the sweep cases' (the sources') attributes
+            ver = size_case_version(std, dtype, self.x, self.spec.rank_sweep_once)
             if ver is None:
                 continue
             prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/"
@@ -625,7 +669,7 @@ class OpCorpus:
         ranks = ver.ranks(self.x)
         rank = 2 if ranks.allows(2) else content_rank(ranks)
         shape = _fit_rank(LARGE_DIMS, rank)
-        first = attribute_sets(self.spec, std.key, ver.version)[0]
+        first = attribute_sets(self.spec, std.key, ver.version, dtype)[0]
         cid = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/large{attr_suffix(first)}"
         values = self.fill(self.pool(first, dtype, std, cid), int(np.prod(shape)), cid)
         self.positive(std, ver, dtype, rank, "large", first, values, shape=shape, tags=("large",))
@@ -683,6 +727,20 @@ class OpCorpus:
                        tolerance=_tolerance(self.spec, dtype), tags=["negative", probe.rule, *probe.tags],
                        tensors=stored, file=f"{self.spec.id}/{std.key}-{ver.version}.bin")
             self.stats.negative += 1
+
+
+def _set_feeding(values: np.ndarray, mask: np.ndarray, value) -> np.ndarray:
+    """``values`` (broadcast against ``mask``'s shape) with every element that feeds a masked output
+    element set to ``value``; the array keeps its own shape."""
+    values = np.asarray(values)
+    lead = mask.ndim - values.ndim
+    feeds = mask.any(axis=tuple(range(lead))) if lead else mask
+    axes = tuple(i for i, n in enumerate(values.shape) if n == 1 and feeds.shape[i] != 1)
+    if axes:
+        feeds = feeds.any(axis=axes, keepdims=True)
+    out = values.copy()
+    out[np.broadcast_to(feeds, values.shape)] = value
+    return out
 
 
 def padded_strides(shape: list[int]) -> list[int]:
@@ -798,7 +856,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     r0 = content_rank(ranks)
     dtype = ver.dtypes(x)[0]
     base = _fit_rank([5], r0) if r0 else []
-    sets = attribute_sets(spec, std.key, ver.version)
+    sets = attribute_sets(spec, std.key, ver.version, dtype)
     fixed = std.fixed()  # attributes the standard does not have are never passed
     attrs = {k: v for k, v in sets[0].values.items() if k not in fixed}
     names = inputs + outputs
@@ -857,6 +915,13 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     for a, b in std.attributes.items():
         if b.values:  # a string attribute: a value outside the standard's list is illegal
             out.append(Probe(f"{a}-value", "attribute-value", call(), {**attrs, a: probe_value(b)}))
+    for a, b in std.attributes.items():
+        for is_float in (True, False):  # a value one kind of tensor type does not accept (ONNX Mod: fmod = 0 with floats)
+            kind = [d for d in ver.dtypes(x) if dt.get(d).is_float == is_float]
+            refused = [v for v in (b.values or ()) if not b.accepts_for(v, is_float)] if b.kind_values else []
+            if kind and refused:
+                out.append(Probe(f"{a}-{refused[0]}-{kind[0]}".replace("_", "-"), "attribute-value",
+                                 call(kind[0], base, kind[0], base), {**attrs, a: refused[0]}))
     here = {e.name for e in ver.extra_attributes}
     for other_ver in std.versions:
         for e in other_ver.extra_attributes:
@@ -949,7 +1014,7 @@ def exhaustive_cases(spec, writer: CorpusWriter) -> int:
             for dtype in ver.dtypes(x):
                 if dtype not in EXHAUSTIVE_DTYPES:
                     continue
-                for aset in attribute_sets(spec, std.key, ver.version):
+                for aset in attribute_sets(spec, std.key, ver.version, dtype):
                     exhaustive_case(spec, writer, std, ver, dtype, aset)
                     count += 1
     return count

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import jinja2
 
+from specgen import dtypes as dt
 from specgen.formula import nodes as n
 from specgen.formula.functions import FUNCTIONS
 from specgen.formula.numpy_eval import to_numpy_source
@@ -190,6 +191,11 @@ def validation_tables(spec) -> tuple[dict, dict]:
             # string attributes: operator value -> the standard's spelling, every value it accepts
             **({"attribute_values": {a: dict(b.values) for a, b in s.attributes.items() if b.values}}
                if any(b.values for b in s.attributes.values()) else {}),
+            # string attributes whose values depend on the kind of tensor type (ONNX Mod's fmod)
+            **({"attribute_kind_values": {a: {"accepted": {k: [b.spell(v) for v in vs] for k, vs in b.kind_values.items()},
+                                              "default": None if b.default is None else b.spell(b.default)}
+                                          for a, b in s.attributes.items() if b.kind_values}}
+               if any(b.kind_values for b in s.attributes.values()) else {}),
             "required": required,
             "constraints": [[list(c.tensors), list(c.same)] for c in s.constraints],
             "strides": layout["strides"], "zero_sizes": layout["zero_sizes"],
@@ -215,6 +221,12 @@ def validate_example(spec) -> str:
     tensors = {t.name: {"dtype": ver.dtypes(t.name)[0], "sizes": sizes} for t in spec.inputs + spec.outputs}
     required = {a: (next(iter(b.values.values())) if b.values else 0.5) for a, b in std.attributes.items()
                 if b.must_be_given(std.attribute_defaults)}
+    is_float = dt.get(tensors[spec.inputs[0].name]["dtype"]).is_float
+    for a, b in std.attributes.items():  # a value the example's tensor kind accepts (ONNX Mod's fmod = 1 for floats)
+        if a not in required and b.kind_values and b.values and (b.default is None or not b.accepts_for(b.default, is_float)):
+            accepted = [v for v in b.values if b.accepts_for(v, is_float)]
+            if accepted:
+                required[a] = b.spell(accepted[0])
     described = "{" + ", ".join(f"{pyrepr(t)}: {pyrepr(d)}" for t, d in tensors.items()) + "}"  # one line
     return Code(f"validate({pyrepr(key)}, {pyrepr(ver.version)}, {described}, {pyrepr(required)})")
 

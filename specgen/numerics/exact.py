@@ -277,6 +277,14 @@ class _Interval:
             a = self.eval(args[0])
             return _Iv(np.sign(a.v), np.zeros(self.shape, dtype=self.ft), a.bad | (np.abs(a.v) <= a.e))
         row = FUNCTIONS[f]
+        if row.float_exact is not None:  # fmod, floor_mod: numpy's value at exact points, where it is exact
+            vals = [self.eval(a) for a in args]
+            point = np.logical_and.reduce([a.e == 0 for a in vals])
+            bad = np.logical_or.reduce([a.bad for a in vals])
+            with np.errstate(all="ignore"):
+                v = row.numpy(*[a.v for a in vals])
+                ok = point & ~bad & np.isfinite(v) & row.float_exact(*[a.v for a in vals])
+            return _Iv(np.where(ok, v, 0), np.zeros(self.shape, dtype=self.ft), ~ok)
         if row.rational and row.monotone == "increasing" and len(args) == 1:  # floor, ceil, round, trunc
             # monotone with equal images at both ends: constant on the enclosure, so exact (integer
             # rounding of a float is exact in numpy); different images: a step inside, undecided
@@ -558,6 +566,68 @@ def _mp_to_fraction(v) -> Fraction | None:
 
 
 
+_FALLBACK = object()  # _exact_integers: this element needs exact_value (mpmath)
+
+
+def _exact_integers(node, inputs: Mapping[str, np.ndarray], attrs: Mapping[str, float]):
+    """The exact values of integer ``inputs`` (equal-length 1-D arrays) at once, on object arrays of
+    Python ints and Fractions: per element an int or Fraction, math.nan where a division by zero (or a
+    pole) has no value, _FALLBACK where a function has no exact value (pow beyond its bound). None
+    where the formula holds a node this does not cover (comparisons, where, constants): the caller
+    then takes exact_value element by element (the same values, slower)."""
+    def ev(x):
+        if isinstance(x, n.Num):
+            out = np.empty(m, dtype=object)
+            out[:] = [x.exact] * m
+            return out
+        if isinstance(x, n.Var):
+            return env[x.name]
+        if isinstance(x, n.Unary):
+            v = ev(x.operand)
+            return np.frompyfunc(lambda a: a if a is None or a is _FALLBACK else -a, 1, 1)(v) if x.op == "-" else v
+        if isinstance(x, n.Binary):
+            a, b = ev(x.left), ev(x.right)
+            op = {"+": lambda p, q: p + q, "-": lambda p, q: p - q, "*": lambda p, q: p * q,
+                  "/": lambda p, q: Fraction(p) / q}[x.op]
+            return np.frompyfunc(lambda p, q: _lifted_call(op, (p, q)), 2, 1)(a, b)
+        if isinstance(x, n.Call) and x.func in FUNCTIONS:
+            row = FUNCTIONS[x.func]
+            fn = row.exact if row.rational else row.exact_at
+            if fn is None:
+                raise NotRational(x.func)
+            args = [ev(a) for a in x.args]
+            return np.frompyfunc(lambda *a: _lifted_call(fn, tuple(Fraction(v) if type(v) is int else v for v in a)),
+                                 len(args), 1)(*args)
+        raise NotRational(type(x).__name__)
+
+    m = len(next(iter(inputs.values()))) if inputs else 0
+    # Python ints (exact + - *); a division and the function table's exact forms get Fractions
+    env = {}
+    for k, v in inputs.items():
+        arr = np.empty(m, dtype=object)
+        arr[:] = [int(t) for t in v.tolist()]
+        env[k] = arr
+    for k, v in attrs.items():
+        arr = np.empty(m, dtype=object)
+        arr[:] = [Fraction(float(v))] * m
+        env[k] = arr
+    try:
+        out = np.broadcast_to(ev(node), (m,))
+    except NotRational:
+        return None
+    return [math.nan if v is None else v for v in out.tolist()]
+
+
+def _lifted_call(fn, args):
+    if any(a is None or a is _FALLBACK for a in args):
+        return next(a for a in args if a is None or a is _FALLBACK)
+    try:
+        r = fn(*args)
+    except ZeroDivisionError:
+        return None
+    return _FALLBACK if r is None else r
+
+
 def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
     """The exact (rational) or 256-bit (transcendental) value at one point; float nan/inf if not finite."""
     env = {k: Fraction(int(v)) if isinstance(v, (int, np.integer)) else Fraction(float(v)) for k, v in values.items()}
@@ -569,7 +639,10 @@ def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
         return math.nan
     with mpmath.workprec(MP_PRECISION):
         mp_env = {k: mpmath.mpf(q.numerator) / q.denominator for k, q in env.items()}
-        r = _mp_eval(node, mp_env)
+        try:
+            r = _mp_eval(node, mp_env)
+        except ZeroDivisionError:  # a pole (an integer 0 to a negative power): no finite value
+            return math.nan
         q = _mp_to_fraction(r)
         return float(r) if q is None else q  # float(r) of a huge/tiny value is +-inf/0
 
@@ -656,6 +729,9 @@ class Golden:
     special: int  # non-finite inputs (special-value outcomes)
     overflow: np.ndarray  # integer outputs out of range (saturated; integer_overflow is a spec question)
     tier0: int = 0  # of proven_float64: settled by tier 0 (specgen.numerics.fast64)
+    # integer outputs whose exact value does not exist (an integer division by zero): held as 0 here;
+    # no standard gives them a value, so the corpus avoids them (specgen.generate.corpus)
+    undefined: np.ndarray | None = None
 
 
 def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, float], out_dtype: str,
@@ -788,11 +864,14 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             except ziv.Undecided as exc:
                 point = ", ".join(f"{k} = {float(env64[k][i])!r}" for k in names)
                 raise _formula_error(spec, node, f"at {point}: {exc}") from None
-            if exact_zero:
+            if exact_zero or math.isinf(val):  # a zero's sign, or a pole's (pow(-0, -3) = -inf), by IEEE
                 if ieee_t is None:
                     with np.errstate(all="ignore"):
                         ieee_t = np.broadcast_to(evaluate(node, {**env64, **attrs64}), (size,))
-                val = math.copysign(0.0, ieee_t[i]) if ieee_t[i] == 0 else 0.0
+                if exact_zero:
+                    val = math.copysign(0.0, ieee_t[i]) if ieee_t[i] == 0 else 0.0
+                elif math.isinf(ieee_t[i]) and ieee_t[i] != val and val == math.inf:
+                    val = float(ieee_t[i])
             out_float[i] = round_float64(np.array([val]), out_dtype)[0]
             ok[i] = True
             done[i] = True
@@ -824,9 +903,23 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     ieee = None
     exact_vals = []
     overflow = np.zeros(size, dtype=bool)
-    for i in rest:
-        q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else float(flat[k][i]))
-                                  for k in names}, **attrs64})
+    undefined = np.zeros(size, dtype=bool)
+    many = None
+    if len(rest) and not out_kind.is_float and all(not dt.by_numpy(a.dtype).is_float for a in flat.values()):
+        many = _exact_integers(node, {k: v[rest] for k, v in flat.items()}, attrs64)  # None: not supported
+    lo_int, hi_int = int_range(out_dtype) if not out_kind.is_float else (None, None)
+    for j, i in enumerate(rest):
+        q = many[j] if many is not None else _FALLBACK
+        if isinstance(q, int) or (isinstance(q, Fraction) and q.denominator == 1):  # an integer: nothing to round
+            val = int(q)
+            if not lo_int <= val <= hi_int:
+                overflow[i] = True
+                val = min(max(val, lo_int), hi_int)
+            exact_vals.append(val)
+            continue
+        if q is _FALLBACK:
+            q = exact_value(node, {**{k: (int(flat[k][i]) if not dt.by_numpy(flat[k].dtype).is_float else float(flat[k][i]))
+                                      for k in names}, **attrs64})
         if isinstance(q, float):  # nan/inf from mpmath, or a division by an exact zero
             if math.isnan(q) and out_kind.is_float:
                 # x / +-0 is an infinity of IEEE 754 (1 / -0 = -inf, 0 / 0 = NaN), not a NaN: the exact
@@ -835,6 +928,9 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                     with np.errstate(all="ignore"):
                         ieee = np.broadcast_to(evaluate(node, {**env64, **attrs64}), (size,))
                 q = float(ieee[i]) if math.isinf(ieee[i]) else q
+            if not out_kind.is_float:  # an integer division by zero: no value (Golden.undefined)
+                undefined[i] = True
+                q = 0
             exact_vals.append(q)
             continue
         if out_kind.is_float:
@@ -872,7 +968,8 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                 np.array([int(t) for t in r[ok]], dtype=object).astype(target)
         if len(rest):
             y[rest] = np.array(exact_vals, dtype=object).astype(target)
-    return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape), tier0)
+    return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape), tier0,
+                  undefined.reshape(shape))
 
 
 def special_categories(inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

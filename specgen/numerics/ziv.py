@@ -213,13 +213,28 @@ class _Eval:
             return libmp.from_int(s_lo), libmp.from_int(s_hi)
         if f == "pow":
             (a, b), (c, d) = self.eval(args[0]), self.eval(args[1])
-            if any(v not in (_INF, _NINF) and libmp.mpf_cmp(libmp.mpf_abs(v), libmp.from_int(2 ** 64)) > 0 for v in (c, d)):
+            huge = [v not in (_INF, _NINF) and libmp.mpf_cmp(libmp.mpf_abs(v), libmp.from_int(2 ** 64)) > 0 for v in (c, d)]
+            if a == b and c == d and huge[0] and a != _ZERO:
+                # a point exponent beyond 2**64 (an even integer in every float type): |a|**c is 1 at |a| = 1,
+                # else below 2**-2000 or above 2**2000 for every float base (|log a| >= 2**-54): 0 or inf
+                m = libmp.mpf_abs(a)
+                if m == _ONE:
+                    return _ONE, _ONE
+                big = _lt(_ONE, m) == _lt(_ZERO, c)
+                return (_INF, _INF) if big else (_ZERO, _ZERO)
+            if any(huge) and not (a == b == _ZERO and c == d):
                 raise Undecided("pow with an exponent beyond 2**64 (bounded: not evaluated)")
             if not _lt(_ZERO, a):
-                if a == b and c == d and c not in (_INF, _NINF) and libmp.mpf_cmp(c, libmp.from_int(libmp.to_int(c))) == 0:
+                point = a == b and c == d and c not in (_INF, _NINF)
+                if point and a == _ZERO:  # C99 F.10.4.4: pow(0, y) = 1 at y = 0, 0 for y > 0, a pole for y < 0
+                    # (+inf here; the caller takes an infinity's sign from the IEEE evaluation: -0 ** -3 = -inf)
+                    return (_ONE, _ONE) if c == _ZERO else ((_ZERO, _ZERO) if _lt(_ZERO, c) else (_INF, _INF))
+                if point and libmp.mpf_cmp(c, libmp.from_int(libmp.to_int(c))) == 0:
                     r0 = libmp.mpf_pow_int(a, libmp.to_int(c), p, "f")
                     r1 = libmp.mpf_pow_int(a, libmp.to_int(c), p, "c")
                     return _min(r0, r1), _max(r0, r1)
+                if point:  # F.10.4.4: a finite negative base to a finite non-integer exponent is NaN
+                    return _NAN, _NAN
                 raise Undecided("pow with a base that is not positive")
             vals = [libmp.mpf_pow(x, y, p, "n") for x in (a, b) for y in (c, d)]
             return self._wide(_min(*vals), False), self._wide(_max(*vals), True)

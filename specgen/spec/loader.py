@@ -165,7 +165,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
 
 TOP_REQUIRED = ("name", "id", "summary", "inputs", "outputs", "attributes", "formula", "special_values",
                 "tolerance", "standards")
-TOP_OPTIONAL = ("examples", "test_attributes")
+TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once")
 
 
 def spec_files(directory: str | Path | None = None) -> list[Path]:
@@ -351,7 +351,8 @@ class _OpBuilder:
                         attributes=tuple(attributes), formula_text=_formula_text(data["formula"]), formula=formula,
                         special_values=specials, tolerance=tolerance, examples=tuple(examples),
                         standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes),
-                        choice=choice)
+                        choice=choice, special_pairs=isinstance(data.get("special_pairs"), dict),
+                        rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict))
         try:
             return input_transforms.apply(spec)
         except input_transforms.TransformError as exc:
@@ -1000,7 +1001,7 @@ class _StandardBuilder:
         """A string attribute the standard has: its name, its spelling of each value it accepts
         (``values``), and a default in that spelling."""
         c = self.c
-        c.keys(entry, akp, ("name", "values"), ("default", "required"))
+        c.keys(entry, akp, ("name", "values"), ("default", "required", "kind_values"))
         std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
         spelled = c.mapping(entry.get("values"), akp + ("values",)) if "values" in entry else None
         if spelled is None or not attr.values:
@@ -1009,8 +1010,8 @@ class _StandardBuilder:
         for value, spelling in spelled.items():
             if value not in attr.values:
                 c.err(akp + ("values", value), f"unknown value {value!r} of attribute {name!r}; values: {', '.join(attr.values)}")
-            elif not isinstance(spelling, str) or not spelling:
-                c.err(akp + ("values", value), f"must be the {self.info.title} spelling of {value!r} (a string), got {_kind(spelling)}")
+            elif isinstance(spelling, bool) or not isinstance(spelling, (str, int)) or spelling == "":
+                c.err(akp + ("values", value), f"must be the {self.info.title} spelling of {value!r} (a string or an integer), got {_kind(spelling)}")
             elif spelling in values.values():
                 c.err(akp + ("values", value), f"{spelling!r} spells two values")
             else:
@@ -1024,7 +1025,7 @@ class _StandardBuilder:
             back = {v: k for k, v in values.items()}
             if entry["default"] not in back:
                 c.err(akp + ("default",), f"{entry['default']!r} is not {self.info.title}'s spelling of a value of "
-                                          f"{name!r} (its spellings: {', '.join(values.values())})")
+                                          f"{name!r} (its spellings: {', '.join(map(str, values.values()))})")
             else:
                 default = back[entry["default"]]
             if mode == "none":
@@ -1033,9 +1034,18 @@ class _StandardBuilder:
                 c.err(akp + ("default",), "a required attribute cannot have a default")
         elif mode in ("applied", "typical") and not required:
             c.err(akp, f"no default: {self.info.title} gives defaults ({mode}); add one or mark it required: true")
+        kind_values = None
+        if isinstance(entry.get("kind_values"), dict):
+            kind_values = {}
+            for kind, listed in entry["kind_values"].items():
+                listed = listed if isinstance(listed, list) else []
+                for v in listed:
+                    if v not in values:
+                        c.err(akp + ("kind_values", kind), f"{v!r} is not a value {self.info.title} accepts ({', '.join(values)})")
+                kind_values[kind] = tuple(v for v in listed if v in values)
         if std_name is None:
             return None
-        return m.AttributeBinding(name, std_name, default, required, values=values)
+        return m.AttributeBinding(name, std_name, default, required, values=values, kind_values=kind_values)
 
     def default_value(self, value, typ, kp) -> float | None:
         c = self.c
@@ -1108,7 +1118,8 @@ class _StandardBuilder:
                 c.err(ikp + ("tensors",) if not bad or bad[0] != to else ikp + ("to",),
                       f"{bad[0]!r} is not a declared input" if bad else "names no input")
                 continue
-            if to in tensors:
+            if to in tensors and kind != "multidirectional":  # multidirectional is symmetric: listing `to`
+                # says it may be the smaller input too (binary arithmetic: either operand broadcasts)
                 c.err(ikp + ("to",), f"{to!r} cannot broadcast to itself")
                 continue
             source = entry.get("source")

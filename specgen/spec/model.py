@@ -139,7 +139,15 @@ class AttributeBinding:
     fixed: float | str | None = None  # the standard has no such attribute: its function uses this value (ONNX Softplus: 1)
     # A string attribute: the operator's value -> the standard's spelling (ONNX Gelu: erf -> 'none'),
     # one entry per value the standard accepts.
-    values: dict[str, str] | None = None
+    values: dict[str, str | int] | None = None
+    # the values (operator spelling) a call accepts per kind of tensor type, "float" / "integer" (ONNX Mod:
+    # fmod = 1 for floating-point, 0 for integer types); a kind not listed accepts every value
+    kind_values: dict[str, tuple[str, ...]] | None = None
+
+    def accepts_for(self, value, is_float: bool) -> bool:
+        """Does a call with floating-point (else integer) inputs accept this value (operator spelling)?"""
+        listed = (self.kind_values or {}).get("float" if is_float else "integer")
+        return listed is None or value in listed
 
     def must_be_given(self, attribute_defaults: str) -> bool:
         """Must a call pass this attribute? When the binding says required, or when the standard gives
@@ -426,6 +434,8 @@ class OpSpec:
     path: str
     test_attributes: tuple[TestAttributes, ...] = ()
     choice: Choice | None = None  # formula chosen by a string attribute; formula is then None
+    special_pairs: bool = False  # the corpus pairs every special value of the inputs (spec key special_pairs)
+    rank_sweep_once: bool = False  # a dtype's rank sweep only where its row changes (spec key rank_sweep_once)
 
     @property
     def numeric_attribute_names(self) -> tuple[str, ...]:
