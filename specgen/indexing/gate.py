@@ -25,7 +25,7 @@ def main(argv=None) -> int:
             continue
         versions = spec.standards["onnx"].versions
         for version in versions[-1:] if latest else versions:
-            for dtype in version.dtypes:
+            for dtype in version.dtypes():
                 if dtype == "bfloat16":
                     continue
                 verdicts = run(spec, "onnx", version.version, dtype, kernel(backend, spec), long=long)
