@@ -11,7 +11,9 @@ from specgen.indexing.spec import AccSpec
 _ONNX_TYPES = {"float16": 10, "float32": 1, "float64": 11, "bfloat16": 16}
 
 
-def model(spec: AccSpec, case, inputs: dict):
+def model(spec: AccSpec, case, inputs: dict, dynamic: bool = False):
+    """The one-node model of ``case`` (anything with version, dtype and attributes: a design case, an
+    adapter's Call). ``dynamic``: inputs of unknown shape (one model serves every shape)."""
     from onnx import TensorProto, helper, numpy_helper
 
     std = spec.standards["onnx"]
@@ -20,7 +22,8 @@ def model(spec: AccSpec, case, inputs: dict):
     for name in spec.inputs:
         if name in inputs:
             names.append(name)
-            infos.append(helper.make_tensor_value_info(name, _ONNX_TYPES[case.dtype], list(inputs[name].shape)))
+            infos.append(helper.make_tensor_value_info(name, _ONNX_TYPES[case.dtype],
+                                                       None if dynamic else list(inputs[name].shape)))
         else:
             names.append("")  # an omitted optional input
     for name in version.as_inputs:
