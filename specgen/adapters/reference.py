@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from specgen.adapters.base import Adapter, Claim, NotInstalled, Rejected
-from specgen.spec.operators import ACCUMULATING, engine
+from specgen.spec.operators import ACCUMULATING, elementwise, engine
 from specgen.spec.provenance import chosen_folder
 
 
@@ -53,7 +53,7 @@ def _code_for(specs: dict) -> Path:
         root = Path(tempfile.mkdtemp(prefix="specgen-reference-"))
         # removed at exit, in a main process and in a pool's worker alike (workers skip atexit)
         Finalize(None, shutil.rmtree, args=(root, True), exitpriority=0)
-        write_code(root, specs)
+        write_code(root, elementwise(specs))  # the accumulating operators have no generated modules
         _CODE[folder] = root
     return _CODE[folder]
 
