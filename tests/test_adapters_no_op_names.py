@@ -22,7 +22,9 @@ def _code_strings(path: Path):
 
 
 def test_no_adapter_module_names_an_operator():
-    specs = load_all()
+    from specgen.spec.operators import load_operators
+
+    specs = load_operators()  # the accumulating operators (specs/accumulating) included
     names = set(specs) | {std.operator for spec in specs.values() for std in spec.standards.values()}
     found = [f"{path.name}:{line}: {text!r}" for path in sorted(ADAPTERS.glob("*.py"))
              for line, text in _code_strings(path) if text in names or names & set(text.replace(".", " ").split())]
@@ -35,3 +37,15 @@ def test_the_check_sees_an_op_chain_but_not_a_docstring(tmp_path):
     path.write_text('def run(self, call):\n    """e.g. hard_sigmoid"""\n    if call.op == "hard_sigmoid":\n        pass\n',
                     encoding="utf-8")
     assert list(_code_strings(path)) == [(3, "hard_sigmoid")]
+
+
+def test_the_accumulating_engine_names_no_operator():
+    # specgen/indexing designs, judges and builds ONNX nodes for every accumulating operator from its spec
+    from specgen.spec.operators import accumulating, load_operators
+
+    specs = accumulating(load_operators())
+    names = set(specs) | {std.operator for spec in specs.values() for std in spec.standards.values()}
+    engine = ADAPTERS.parent / "indexing"
+    found = [f"{path.name}:{line}: {text!r}" for path in sorted(engine.glob("*.py"))
+             for line, text in _code_strings(path) if text in names or names & set(text.replace(".", " ").split())]
+    assert not found, "operator names in the accumulating engine's code:\n" + "\n".join(found)
