@@ -72,6 +72,9 @@ class Standard:
     accumulation: dict               # dtype -> AccumulationPolicy
     empty: str                       # reduction over an empty set: "identity" | "undefined" | "rejected"
     defaults: dict                   # attribute defaults where this standard's differ (WebNN keepDimensions false)
+    # how a builder-style API takes the operator's tensors and attributes (WebNN: builder.gemm(a, b, {c,
+    # alpha, aTranspose, ...})): {args: [spec names, in order], options: {the standard's option name: spec name}}
+    call: dict | None = None
 
     readings = ()                    # the element-wise model's opt-in readings: none (a spec's readings are always on)
     attributes = {}                  # attribute bindings: the operator's names are the standard's
@@ -99,6 +102,7 @@ class AccSpec:
     standards: dict
     path: str
     special: dict                    # "nan": propagate|unspecified; "inf": formula|unspecified (IEEE evaluation)
+    texts: dict = None               # the formulas as the spec spells them: {"text": ..., reading name: ...}
 
     engine = "accumulating"          # the runner and the generator ask this to choose the judge and the designer
 
@@ -188,7 +192,15 @@ def load(path: Path) -> AccSpec:
         for name in defaults:
             if name not in attributes:
                 _fail(p, f"{where}.defaults", f"{name!r} is not an attribute of the operator")
-        standards[key] = Standard(key, s["operator"], tuple(versions), acc, s.get("empty", "identity"), defaults)
+        call = s.get("call")
+        if call is not None:
+            if not isinstance(call, dict) or set(call) - {"args", "options"}:
+                _fail(p, f"{where}.call", "a call is {args: [names], options: {option: name}}")
+            for i, name in enumerate(list(call.get("args") or ()) + list((call.get("options") or {}).values())):
+                if name not in inputs and name not in attributes:
+                    _fail(p, f"{where}.call", f"{name!r} is neither an input nor an attribute of the operator")
+            call = {"args": list(call.get("args") or ()), "options": dict(call.get("options") or {})}
+        standards[key] = Standard(key, s["operator"], tuple(versions), acc, s.get("empty", "identity"), defaults, call)
     special = {"nan": "propagate", "inf": "formula"}
     for key, value in (raw.get("special_values") or {}).items():
         if key == "reason":
@@ -196,8 +208,9 @@ def load(path: Path) -> AccSpec:
         if key not in SPECIAL or value not in SPECIAL[key]:
             _fail(p, f"special_values.{key}", f"{value!r}; allowed: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in SPECIAL.items()))
         special[key] = value
+    texts = {"text": str(raw["formula"]), **{r["name"]: str(r["formula"]) for r in raw.get("readings") or ()}}
     return AccSpec(raw["id"], raw["name"], raw.get("summary", ""), inputs, outputs, attributes, space, main,
-                   readings, standards, p, special)
+                   readings, standards, p, special, texts)
 
 
 _LOADED: dict = {}  # directory -> (the files' bytes, specs): a process reloading unchanged specs parses nothing
