@@ -147,12 +147,13 @@ def pytest_collection_modifyitems(session, config, items):
     from specgen.runner.baseline import Baseline, BaselineError
     from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, select
     from specgen.errors import SpecError
-    from specgen.spec.loader import load_all
+    from specgen.indexing.space import IndexSpaceError
+    from specgen.spec.operators import load_operators
 
     _use_specs(config)
     try:
-        specs = load_all()
-    except (SpecError, FileNotFoundError) as exc:
+        specs = load_operators()
+    except (SpecError, FileNotFoundError, IndexSpaceError) as exc:
         _usage(f"the specs do not load: {exc}")
     try:
         loaded = load(name, specs)

@@ -51,7 +51,7 @@ def test_reference_modules_reproduce_the_corpus():
 def _reproduce(cases):
     inexact = {}
     for case in cases:
-        if case.kind != "positive" or case.recipe is not None:
+        if case.kind != "positive" or case.recipe is not None or case.op not in SPECS:  # accumulating: no module
             continue  # a recipe's (size-boundary) elements are its stored source case's, checked there
         t = case.load()
         names = [i.name for i in SPECS[case.op].inputs]

@@ -15,7 +15,10 @@ from specgen.spec.loader import load_all
 
 def _known(standard: str) -> str:
     """The versions every spec lists for ``standard``, in the order the usage error prints them."""
-    vs = {str(v.version) for s in load_all().values() if standard in s.standards for v in s.standards[standard].versions}
+    from specgen.spec.operators import load_operators
+
+    vs = {str(v.version) for s in load_operators().values() if standard in s.standards
+          for v in s.standards[standard].versions}
     return ", ".join(sorted(vs, key=_version_order))
 
 

@@ -4,6 +4,7 @@ import json
 import ml_dtypes
 import numpy as np
 import pytest
+from sampling import sampled
 
 from specgen.vectors import CorpusError, CorpusWriter, case_seed, load_corpus
 
@@ -82,9 +83,23 @@ def test_case_seed_is_stable_across_processes():
     assert case_seed("a") != case_seed("b")
 
 
-def test_the_committed_corpus_loads_and_verifies():
-    corpus = load_corpus()
-    assert len(corpus.cases) > 1000
-    for case in corpus.cases:
+def _corpus_ops():
+    from specgen.spec.operators import load_operators
+
+    return list(load_operators())
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return load_corpus()
+
+
+@pytest.mark.parametrize("op", sampled(_corpus_ops()))
+def test_the_committed_corpus_loads_and_verifies(op, committed):
+    # every case of a sample of the operators (all of them under -m slow): the sha256 of its data
+    assert len(committed.cases) > 1000
+    cases = [c for c in committed.cases if c.op == op]
+    assert cases, op
+    for case in cases:
         tensors = case.load()
         assert list(tensors) == case.stored

@@ -455,9 +455,9 @@ class Adapter:
         here only when the adapter was constructed outside the registry."""
         got = self.__dict__.get("_specs")
         if got is None:
-            from specgen.spec.loader import load_all
+            from specgen.spec.operators import load_operators
 
-            got = self.__dict__["_specs"] = load_all()
+            got = self.__dict__["_specs"] = load_operators()
         return got
 
     def backend_version(self) -> str:

@@ -12,8 +12,10 @@ DTYPE_TO_ONNX = {
 
 
 def onnx_specs(specs: dict):
-    """[(spec, OpStandard)] for every spec with an ``onnx`` block."""
-    return [(spec, spec.standards["onnx"]) for spec in specs.values() if "onnx" in spec.standards]
+    """[(spec, OpStandard)] for every element-wise spec with an ``onnx`` block."""
+    from specgen.spec.operators import elementwise
+
+    return [(spec, spec.standards["onnx"]) for spec in elementwise(specs).values() if "onnx" in spec.standards]
 
 
 def _attr_value(v):
@@ -92,6 +94,12 @@ def _dtype_of(arr) -> str:
     return by_numpy(arr.dtype).name
 
 
+def is_accumulating(call) -> bool:
+    from specgen.spec.operators import ACCUMULATING, engine
+
+    return engine(call.spec) == ACCUMULATING
+
+
 def check_model_strict(model) -> str | None:
     """None when the model is valid for ONNX (full check with strict shape inference), else why."""
     import onnx
@@ -141,11 +149,14 @@ class ProbedOnnxClaims:
 
     Subclasses give ``_probe_once(model, feeds) -> first output array`` (feeds by the standard's
     input names) and ``_probe_error(exc) -> str``
-    and set ``self._claims = None`` and ``self._unclaimed = {}`` in ``__init__``. A backend that
-    needs a static rank sets ``probe_rank`` (the sample input's rank, 2) to build ranked models.
+    and set ``self._claims = None`` and ``self._unclaimed = {}`` in ``__init__``. A backend whose ``run``
+    builds its models with ``model_and_names`` sets ``accumulating = True`` and is probed on the
+    accumulating operators too. A backend that needs a static rank sets ``probe_rank`` (the sample input's rank, 2) to build ranked models.
     """
 
     probe_rank: int | None = None
+    # runs the accumulating operators' models too (model_and_names / model_key in run, accepts_dense_model)
+    accumulating: bool = False
 
     def claims(self):
         from specgen.adapters.base import Claim
@@ -177,6 +188,23 @@ class ProbedOnnxClaims:
                 if works:
                     claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
                                         rejects=True))
+        for spec, std in accumulating_specs(self.specs) if self.accumulating else ():
+            for v in std.versions:
+                works = []
+                for dtype, case, feeds in accumulating_probe_cases(spec, v):
+                    try:
+                        from specgen.indexing.onnx_kernel import model
+
+                        with np.errstate(all="ignore"):
+                            out = np.asarray(self._probe_once(model(spec, case, feeds, dynamic=True), feeds))
+                        if out.dtype != next(iter(feeds.values())).dtype:
+                            raise TypeError(f"returned {out.dtype} for {dtype} input")
+                        works.append(dtype)
+                    except Exception as exc:
+                        self._unclaimed[(spec.id, "onnx", v.version, dtype)] = self._probe_error(exc)
+                if works:
+                    claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
+                                        rejects=True))
         self._claims = claims
         return claims
 
@@ -190,7 +218,10 @@ def accepts_dense_model(call, build):
     ``build(model)`` (the backend's session, compile, ...) raises; else None (run it and see)."""
     if any(s is not None for s in call.strides.values()):
         return False
-    model, _, _ = model_for_call(call, concrete=True)
+    if is_accumulating(call):
+        model = accumulating_model(call, concrete=True)
+    else:
+        model, _, _ = model_for_call(call, concrete=True)
     if check_model_strict(model) is not None:
         return False
     try:
@@ -198,3 +229,46 @@ def accepts_dense_model(call, build):
     except Exception:
         return False
     return None
+
+
+# ----------------------------------------------------------------------------- accumulating operators
+# Their one-node models come from the spec's ONNX block through specgen.indexing.onnx_kernel: the
+# version's attributes, those it takes as input tensors (ReduceSum-13's axes: an int64 initializer).
+
+def accumulating_specs(specs: dict):
+    from specgen.spec.operators import accumulating
+
+    return [(spec, spec.standards["onnx"]) for spec in accumulating(specs).values() if "onnx" in spec.standards]
+
+
+def accumulating_model(call, concrete: bool = False):
+    from specgen.indexing.onnx_kernel import model
+
+    return model(call.spec, call, call.inputs, dynamic=not concrete)
+
+
+def model_and_names(call):
+    """(model with dynamic shapes, its input names, its output names) of an element-wise or an
+    accumulating call; the names pair with call.inputs / call.outputs in order."""
+    if is_accumulating(call):
+        return accumulating_model(call), list(call.inputs), list(call.outputs)
+    return model_for_call(call)
+
+
+def model_key(call) -> tuple:
+    return accumulating_key(call) if is_accumulating(call) else call_key(call)
+
+
+def accumulating_key(call) -> tuple:
+    return (call.op, call.version, call.dtype, tuple(sorted((k, repr(v)) for k, v in call.attributes.items())),
+            tuple(sorted(call.inputs)))
+
+
+def accumulating_probe_cases(spec, version):
+    """(dtype, a small legal design case, its inputs) for each dtype the version lists."""
+    from specgen.indexing.design import cases
+
+    for dtype in version.dtypes():
+        case = next(c for c in cases(spec, "onnx", version.version, dtype, structure=False, lengths=(3,))
+                    if c.kind == "positive")
+        yield dtype, case, case.inputs(spec)

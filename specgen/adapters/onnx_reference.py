@@ -8,11 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from specgen.adapters.base import Adapter
-from specgen.adapters.onnx_common import ProbedOnnxClaims, call_key, check_model_strict, model_for_call
+from specgen.adapters.onnx_common import (ProbedOnnxClaims, accumulating_model, check_model_strict, is_accumulating,
+                                          model_and_names, model_for_call, model_key)
 
 
 class OnnxReferenceAdapter(ProbedOnnxClaims, Adapter):
     description = "onnx.reference.ReferenceEvaluator (the ONNX package's Python reference)"
+    accumulating = True
     requires = ("onnx",)
     extra = "onnx"
 
@@ -37,10 +39,10 @@ class OnnxReferenceAdapter(ProbedOnnxClaims, Adapter):
     def run(self, call):
         from onnx.reference import ReferenceEvaluator
 
-        key = call_key(call)
+        key = model_key(call)
         hit = self._evaluators.get(key)
         if hit is None:
-            model, in_names, out_names = model_for_call(call)
+            model, in_names, out_names = model_and_names(call)
             hit = self._evaluators[key] = (ReferenceEvaluator(model), in_names, out_names)
         ev, in_names, out_names = hit
         feeds = {std: np.require(call.inputs[n], requirements="C") for std, n in zip(in_names, call.inputs)}
@@ -51,5 +53,5 @@ class OnnxReferenceAdapter(ProbedOnnxClaims, Adapter):
     def accepts(self, call):
         if any(s is not None for s in call.strides.values()):
             return False  # ONNX tensors are dense: there is no way to pass strides
-        model, _, _ = model_for_call(call, concrete=True)
+        model = accumulating_model(call, concrete=True) if is_accumulating(call) else model_for_call(call, concrete=True)[0]
         return False if check_model_strict(model) is not None else None

@@ -10,7 +10,7 @@ answered by ONNX's own strict checker, then by onnxruntime building a session fo
 from __future__ import annotations
 
 from specgen.adapters.base import Adapter, Claim, Rejected, Unsupported
-from specgen.adapters.onnx_common import ProbedOnnxClaims, accepts_dense_model, call_key, model_for_call
+from specgen.adapters.onnx_common import ProbedOnnxClaims, accepts_dense_model, model_and_names, model_key
 
 
 def _ort_error(exc: BaseException) -> str:
@@ -20,6 +20,7 @@ def _ort_error(exc: BaseException) -> str:
 
 class OnnxRuntimeAdapter(ProbedOnnxClaims, Adapter):
     description = "onnxruntime CPUExecutionProvider, one-node ONNX models per opset"
+    accumulating = True
     requires = ("onnxruntime", "onnx")
     extra = "onnxruntime"
 
@@ -56,10 +57,10 @@ class OnnxRuntimeAdapter(ProbedOnnxClaims, Adapter):
 
     # -- running --------------------------------------------------------------------------
     def _cached(self, call):
-        key = call_key(call)
+        key = model_key(call)
         hit = self._sessions.get(key)
         if hit is None:
-            model, in_names, out_names = model_for_call(call)
+            model, in_names, out_names = model_and_names(call)
             try:
                 sess = self._session(model)
             except Exception as exc:

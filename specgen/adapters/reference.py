@@ -4,7 +4,9 @@ and, for must-reject cases, the generated validation code (generated/validate/<o
 The generated modules are found through specgen.resources.generated_dir() and imported by path
 (they are data of the checkout, not a package). With specs other than the bundled ones (``--specs``,
 SPECGEN_SPECS) the same modules are written from those specs into a temporary folder once per
-process, so the reference always computes what the specs in use say. The adapter claims every (op, standard, version,
+process, so the reference always computes what the specs in use say. Accumulating operators
+(specs/accumulating) have no generated module: their reference is the index engine's evaluation of
+the spec's formula (specgen.indexing.reference), their must-reject answer the index space's shape rules. The adapter claims every (op, standard, version,
 dtype, rank) the specs list, in-place and strided calls included: the reference is pure numpy.
 """
 from __future__ import annotations
@@ -17,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from specgen.adapters.base import Adapter, Claim, NotInstalled
+from specgen.adapters.base import Adapter, Claim, NotInstalled, Rejected
+from specgen.spec.operators import ACCUMULATING, elementwise, engine
 from specgen.spec.provenance import chosen_folder
 
 
@@ -50,7 +53,7 @@ def _code_for(specs: dict) -> Path:
         root = Path(tempfile.mkdtemp(prefix="specgen-reference-"))
         # removed at exit, in a main process and in a pool's worker alike (workers skip atexit)
         Finalize(None, shutil.rmtree, args=(root, True), exitpriority=0)
-        write_code(root, specs)
+        write_code(root, elementwise(specs))  # the accumulating operators have no generated modules
         _CODE[folder] = root
     return _CODE[folder]
 
@@ -121,6 +124,10 @@ class ReferenceAdapter(Adapter):
     def claims(self):
         claims = []
         for spec in self.specs.values():
+            if engine(spec) == ACCUMULATING:  # computed by the index engine (specgen.indexing.reference)
+                claims += [Claim(op=spec.id, standard=key, versions=(v.version,), dtypes=v.dtypes(), rejects=True)
+                           for key, std in spec.standards.items() for v in std.versions]
+                continue
             if not (self.root / "reference" / f"{spec.id}.py").is_file():
                 continue
             for key, std in spec.standards.items():
@@ -131,6 +138,14 @@ class ReferenceAdapter(Adapter):
         return claims
 
     def run(self, call):
+        if engine(call.spec) == ACCUMULATING:
+            from specgen.indexing.layout import ShapeViolation
+            from specgen.indexing.reference import compute
+
+            try:
+                return compute(call.spec, call.standard, call.version, call.inputs, call.attributes, call.dtype)
+            except ShapeViolation as exc:
+                raise Rejected(str(exc)) from exc
         module = self._module("reference", call.op)
         fn = _entry(module, call.op, (call.op, "reference", "compute", "run"))
         kw = {k: call.attributes[k] for k in call.attributes_given if k in call.attributes}
@@ -147,6 +162,16 @@ class ReferenceAdapter(Adapter):
         return y
 
     def accepts(self, call):
+        if engine(call.spec) == ACCUMULATING:
+            from specgen.indexing.layout import ShapeViolation
+            from specgen.indexing.reference import layout_of
+
+            try:
+                layout_of(call.spec, call.standard, call.version, {k: np.shape(v) for k, v in call.inputs.items()},
+                          call.attributes)
+            except ShapeViolation:
+                return False
+            return None
         try:
             module = self._module("validate", call.op)
         except FileNotFoundError:

@@ -208,9 +208,9 @@ def verify_claims(name: str, claims, specs: dict | None = None) -> tuple[list[Cl
     if not problems and not good:
         warnings.append("claims nothing: every case will be unsupported")
     if specs is None:
-        from specgen.spec.loader import load_all as _load_specs
+        from specgen.spec.operators import load_operators
 
-        specs = _load_specs()
+        specs = load_operators()
     for claim in good:
         spec = specs.get(claim.op)
         if spec is None:

@@ -56,7 +56,9 @@ window.__specgen = {
     this.context = await navigator.ml.createContext({deviceType: "cpu"});
     return {limits: this.context.opSupportLimits(), userAgent: navigator.userAgent};
   },
-  // req: {operator, options, inputs: [{name, dataType, shape, data}], outputs: [{name, dataType, shape}]}
+  // req: {operator, options, inputs: [{name, dataType, shape, data}], outputs: [{name, dataType, shape}]};
+  // with req.args the operator takes these arguments (an input by {operand: name}, else a value) and
+  // then the options, whose values may name an input too (gemm's {c: {operand: "c"}})
   async run(req) {
     const ctx = this.context;
     let stage = "input", graph = null;
@@ -66,7 +68,17 @@ window.__specgen = {
       const operands = req.inputs.map((t) => builder.input(t.name, {dataType: t.dataType, shape: t.shape}));
       stage = "operator";
       if (typeof builder[req.operator] !== "function") throw new Error("MLGraphBuilder has no " + req.operator + "()");
-      const result = builder[req.operator](...operands, req.options);
+      const byName = {};
+      req.inputs.forEach((t, i) => { byName[t.name] = operands[i]; });
+      const resolve = (v) => (v && typeof v === "object" && !Array.isArray(v) && "operand" in v) ? byName[v.operand] : v;
+      let result;
+      if (req.args) {
+        const options = {};
+        for (const [k, v] of Object.entries(req.options || {})) options[k] = resolve(v);
+        result = builder[req.operator](...req.args.map(resolve), options);
+      } else {
+        result = builder[req.operator](...operands, req.options);
+      }
       const results = Array.isArray(result) ? result : [result];
       const named = {};
       req.outputs.forEach((t, i) => { named[t.name] = results[i]; });
@@ -313,14 +325,73 @@ class WebNNChromiumAdapter(Adapter):
             claims.append(Claim(op=spec.id, standard=STANDARD, versions=versions, dtypes=dtypes,
                                 ranks=(rank.get("min"), rank.get("max")), rejects=True,
                                 note=f"from opSupportLimits().{std.operator}"))
+        claims += self._accumulating_claims(limits)
         self._claims = claims
+        return claims
+
+    def _accumulating_claims(self, limits: dict) -> list:
+        """The accumulating operators whose WebNN block says how the builder takes them (``call``):
+        dtypes and ranks from opSupportLimits()' entry of their first operand."""
+        from specgen.spec.operators import accumulating
+
+        claims = []
+        for spec in accumulating(self.specs).values():
+            std = spec.standards.get(STANDARD)
+            if std is None or std.call is None:
+                continue
+            op_limits = limits.get(std.operator)
+            first = next((v for k, v in op_limits.items() if k != "output" and isinstance(v, dict)), {}) \
+                if isinstance(op_limits, dict) else None
+            for v in std.versions:
+                for d in v.dtypes():
+                    if first is None or d not in first.get("dataTypes", []):
+                        self._unclaimed[(spec.id, STANDARD, v.version, d)] = (
+                            f"opSupportLimits() has no entry {std.operator!r}" if first is None else
+                            f"opSupportLimits().{std.operator} data types are {first.get('dataTypes')}")
+            if first is None:
+                continue
+            rank = first.get("rankRange") or {}
+            claims.append(Claim(op=spec.id, standard=STANDARD, versions=tuple(v.version for v in std.versions),
+                                dtypes=tuple(d for d in ("float32", "float16") if d in first.get("dataTypes", [])),
+                                ranks=(rank.get("min"), rank.get("max")), rejects=True,
+                                note=f"from opSupportLimits().{std.operator}"))
         return claims
 
     def why_unclaimed(self, op, standard, version, dtype):
         return self._unclaimed.get((op, standard, str(version), dtype))
 
     # -- running
+    def _call_request(self, call) -> dict:
+        """An accumulating operator's request: the arguments and options its WebNN block's ``call`` names."""
+        std = call.spec.standards[call.standard]
+        version = std.version(call.version)
+
+        def given(name) -> bool:
+            return name in call.inputs or (name in version.attributes and call.attributes.get(name) is not None)
+
+        def value(name):
+            if name in call.inputs:
+                return {"operand": name}
+            v = call.attributes[name]
+            return bool(v) if call.spec.attributes[name].type == "bool" else v
+
+        inputs = []
+        for n, arr in call.inputs.items():
+            arr = np.require(arr, requirements="C")
+            if arr.dtype.name not in ("float32", "float16"):
+                raise Rejected(f"WebNN has no data type for {arr.dtype.name}")
+            inputs.append({"name": n, "dataType": arr.dtype.name, "shape": list(arr.shape),
+                           "data": base64.b64encode(arr.tobytes()).decode()})
+        outputs = [{"name": n, "dataType": info.dtype, "shape": list(info.shape)} for n, info in call.outputs.items()]
+        return {"operator": std.operator, "args": [value(a) for a in std.call["args"]],
+                "options": {k: value(a) for k, a in std.call["options"].items() if given(a)},
+                "inputs": inputs, "outputs": outputs}
+
     def _request(self, call) -> dict:
+        from specgen.spec.operators import ACCUMULATING, engine
+
+        if engine(call.spec) == ACCUMULATING:
+            return self._call_request(call)
         std = call.spec.standards[call.standard]
         names = call.std_tensors
         dtype_names = std.info.dtype_names

@@ -31,7 +31,7 @@ def _load(path, corpus, standards=()):
         click.echo(f"baseline: {exc}", err=True)
         raise SystemExit(int(Exit.USAGE))
     try:
-        cases = [c for c in load_cases(corpus, load_specs_or_exit("baseline", int(Exit.USAGE)))
+        cases = [c for c in load_cases(corpus, load_specs_or_exit("baseline", int(Exit.USAGE), operators=True))
                  if not standards or c.standard in standards]
     except CorpusError as exc:
         click.echo(f"baseline: {exc}", err=True)
@@ -100,7 +100,7 @@ def explain_case(path, case_id, adapter_name, corpus):
     from specgen.runner.cases import CorpusError, load_cases
     from specgen.runner.core import Runner
     from specgen.runner.verdicts import FAILING
-    specs = load_specs_or_exit("baseline", int(Exit.USAGE))
+    specs = load_specs_or_exit("baseline", int(Exit.USAGE), operators=True)
     try:
         b = Baseline.load(path, placeholders_ok=True)
         cases = [c for c in load_cases(corpus, specs) if c.id == case_id]

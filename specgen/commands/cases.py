@@ -24,15 +24,16 @@ def cases(op, standard, versions, dtype, case_globs, kind, corpus, shard, count)
     from specgen.errors import SpecError
     from specgen.runner.cases import CorpusError, Filters, filter_problem, load_cases, parse_shard, select
     from specgen.runner.cases import shard as take_shard
-    from specgen.spec.loader import load_all
+    from specgen.indexing.space import IndexSpaceError
+    from specgen.spec.operators import load_operators
 
     def fail(msg, code):
         click.echo(f"cases: {msg}", err=True)
         raise SystemExit(int(code))
 
     try:
-        specs = load_all()
-    except (SpecError, FileNotFoundError) as exc:
+        specs = load_operators()
+    except (SpecError, FileNotFoundError, IndexSpaceError) as exc:
         fail(f"the specs do not load: {str(exc).splitlines()[0]}", Exit.USAGE)
     filters = Filters(ops=_split(op), standards=_split(standard), versions=_split(versions), dtypes=_split(dtype),
                       cases=tuple(case_globs), kinds=tuple(kind))

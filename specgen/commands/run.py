@@ -159,7 +159,8 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, s
     from specgen.runner.cases import shard as take_shard
     from specgen.progress import Progress
     from specgen.runner.core import CorpusDataError, Runner
-    from specgen.spec.loader import load_all
+    from specgen.indexing.space import IndexSpaceError
+    from specgen.spec.operators import load_operators
 
     if timeout is not None and timeout <= 0:
         _fail("--timeout must be positive", Exit.USAGE)
@@ -177,8 +178,8 @@ def run(adapter_name, op, standard, versions, dtype, case_globs, kind, corpus, s
         if problem:
             _fail(f"{name} {path}: {problem}", Exit.USAGE)
     try:
-        specs = load_all()
-    except (SpecError, FileNotFoundError) as exc:
+        specs = load_operators()
+    except (SpecError, FileNotFoundError, IndexSpaceError) as exc:
         for line in str(exc).splitlines():
             click.echo(line, err=True)
         _fail("the specs do not load; `specgen lint` lists every problem", Exit.USAGE)

@@ -14,7 +14,7 @@ from specgen.render.show import UnknownName, render_operator
               help="Render only this standard's page (directml, onnx, onednn, ...).")
 def show(op, standard):
     """Render operator OP as Markdown: every standard, or only --standard S in that standard's page shape."""
-    specs = load_specs_or_exit("show")
+    specs = load_specs_or_exit("show", operators=True)
     spec = specs.get(op)
     if spec is None:
         by_name = {s.name.lower(): s for s in specs.values()}
@@ -25,7 +25,14 @@ def show(op, standard):
         click.echo(f"show: unknown operator {op!r}; known: {', '.join(specs)} ({specs_in_use_note(specs)})", err=True)
         raise SystemExit(2)
     try:
-        click.echo(render_operator(spec, standard), nl=False)
+        from specgen.spec.operators import ACCUMULATING, engine
+
+        if engine(spec) == ACCUMULATING:
+            from specgen.indexing.show import render
+
+            click.echo(render(spec, standard), nl=False)
+        else:
+            click.echo(render_operator(spec, standard), nl=False)
     except UnknownName as exc:
         click.echo(f"show: {exc}", err=True)
         raise SystemExit(2) from None

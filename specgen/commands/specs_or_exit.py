@@ -46,13 +46,16 @@ def specs_option(expose: bool = False):
                         help=SPECS_HELP)
 
 
-def load_specs_or_exit(command: str, code: int = Exit.USAGE) -> dict:
-    """The specs in use, or their problems (one line each) and exit ``code``."""
+def load_specs_or_exit(command: str, code: int = Exit.USAGE, operators: bool = False) -> dict:
+    """The specs in use, or their problems (one line each) and exit ``code``. ``operators``: the
+    accumulating specs too (specgen.spec.operators), for the commands that judge or list cases."""
+    from specgen.indexing.space import IndexSpaceError
     from specgen.spec.loader import load_all
+    from specgen.spec.operators import load_operators
 
     try:
-        return load_all()
-    except (SpecError, FileNotFoundError) as exc:
+        return load_operators() if operators else load_all()
+    except (SpecError, FileNotFoundError, IndexSpaceError) as exc:
         for line in str(exc).splitlines():
             click.echo(line, err=True)
         chosen = os.environ.get(SPECS_ENV)

@@ -130,8 +130,18 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
                 oc.size_cases(std)
             std, ver, dtype = cp.large_case_choice(spec, oc.x)
             oc.large(std, ver, dtype)
+    from specgen.indexing import corpus as accumulating_corpus
+    from specgen.spec.operators import ACCUMULATING, load_accumulating
+
+    accumulating = load_accumulating(specs_dir)
+    for op_id, spec in accumulating.items():
+        with _generating(spec, "designing its golden vectors"):
+            accumulating_corpus.write(spec, writer, stats)
+        if progress:
+            progress(done, total, f"{op_id} (accumulating)")
     sources = {op_id: render.spec_source(s) for op_id, s in specs.items()}
-    generated_from = provenance.record(specs, specs_dir or specs_in_use())  # judged by exactly these specs
+    sources.update({op_id: f"specs/{ACCUMULATING}/{Path(s.path).name}" for op_id, s in accumulating.items()})
+    generated_from = provenance.record({**specs, **accumulating}, specs_dir or specs_in_use())  # judged by exactly these specs
     writer.write(out / "vectors", extra={"sources": sources, provenance.MANIFEST_KEY: generated_from,
                                          "note": "do not edit: written by `specgen generate`"})
     if exhaustive:

@@ -1,17 +1,18 @@
-"""A kernel for the run harness that builds a one-node ONNX model from the spec's ONNX block (the
-operator, the version's attributes, the attributes it takes as inputs) and runs it in onnxruntime
-or onnx's ReferenceEvaluator. No operator is named here: everything comes from the spec."""
+"""The one-node ONNX model of an accumulating case, from the spec's ONNX block (the operator, the
+version's attributes, the attributes it takes as inputs): what the onnxruntime and onnx-reference
+adapters run (specgen.adapters.onnx_common). No operator is named here: everything comes from the spec."""
 from __future__ import annotations
 
 import numpy as np
 
-from specgen import dtypes
 from specgen.indexing.spec import AccSpec
 
 _ONNX_TYPES = {"float16": 10, "float32": 1, "float64": 11, "bfloat16": 16}
 
 
-def model(spec: AccSpec, case, inputs: dict):
+def model(spec: AccSpec, case, inputs: dict, dynamic: bool = False):
+    """The one-node model of ``case`` (anything with version, dtype and attributes: a design case, an
+    adapter's Call). ``dynamic``: inputs of unknown shape (one model serves every shape)."""
     from onnx import TensorProto, helper, numpy_helper
 
     std = spec.standards["onnx"]
@@ -20,7 +21,8 @@ def model(spec: AccSpec, case, inputs: dict):
     for name in spec.inputs:
         if name in inputs:
             names.append(name)
-            infos.append(helper.make_tensor_value_info(name, _ONNX_TYPES[case.dtype], list(inputs[name].shape)))
+            infos.append(helper.make_tensor_value_info(name, _ONNX_TYPES[case.dtype],
+                                                       None if dynamic else list(inputs[name].shape)))
         else:
             names.append("")  # an omitted optional input
     for name in version.as_inputs:
@@ -48,26 +50,3 @@ def model(spec: AccSpec, case, inputs: dict):
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", int(case.version))])
     m.ir_version = 8
     return m
-
-
-def kernel(backend: str, spec: AccSpec):
-    """``kernel(case, inputs)`` for ``backend`` "onnxruntime" or "onnx-reference"."""
-
-    def run(case, inputs):
-        m = model(spec, case, inputs)
-        feeds = {k: v for k, v in inputs.items()}
-        if backend == "onnxruntime":
-            import onnxruntime as ort
-
-            options = ort.SessionOptions()
-            options.log_severity_level = 4
-            session = ort.InferenceSession(m.SerializeToString(), options, providers=["CPUExecutionProvider"])
-            got = session.run(list(spec.outputs), feeds)
-        else:
-            from onnx.reference import ReferenceEvaluator
-
-            got = ReferenceEvaluator(m).run(None, feeds)
-        want = dtypes.get(case.dtype).numpy
-        return {o: np.asarray(g) if np.asarray(g).dtype == want else np.asarray(g) for o, g in zip(spec.outputs, got)}
-
-    return run

@@ -25,6 +25,25 @@ _TOP = {"name", "id", "summary", "inputs", "outputs", "attributes", "index_space
 SPECIAL = {"nan": ("propagate", "unspecified"), "inf": ("formula", "unspecified")}
 
 
+class Name(str):
+    """A tensor name that also answers ``.name`` (the runner addresses an element-wise spec's
+    tensors as objects with a name; an accumulating spec's are their names)."""
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """What the manifest records of an accumulating case's tolerance: judged by the accumulation
+    model (specgen.numerics.accumulation), not a ULP count."""
+
+    metric: str = "accumulation"
+    value: object = None
+    intermediate: object = None
+
+
 @dataclass(frozen=True)
 class Attribute:
     name: str
@@ -35,10 +54,14 @@ class Attribute:
 @dataclass(frozen=True)
 class Version:
     version: str
-    dtypes: tuple[str, ...]
+    dtype_list: tuple[str, ...]
     attributes: tuple[str, ...]      # the operator attributes this version has (others: their defaults)
     as_inputs: tuple[str, ...] = ()  # attributes passed as input tensors (ONNX ReduceSum-13 axes)
     max_rank: int | None = None
+
+    def dtypes(self, *_) -> tuple[str, ...]:
+        """The dtypes this version lists (the element-wise model's OpVersion.dtypes() signature)."""
+        return self.dtype_list
 
 
 @dataclass(frozen=True)
@@ -49,6 +72,20 @@ class Standard:
     accumulation: dict               # dtype -> AccumulationPolicy
     empty: str                       # reduction over an empty set: "identity" | "undefined" | "rejected"
     defaults: dict                   # attribute defaults where this standard's differ (WebNN keepDimensions false)
+    # how a builder-style API takes the operator's tensors and attributes (WebNN: builder.gemm(a, b, {c,
+    # alpha, aTranspose, ...})): {args: [spec names, in order], options: {the standard's option name: spec name}}
+    call: dict | None = None
+
+    readings = ()                    # the element-wise model's opt-in readings: none (a spec's readings are always on)
+    attributes = {}                  # attribute bindings: the operator's names are the standard's
+    tensors = {}                     # tensor bindings: likewise
+
+    @property
+    def version_ids(self) -> list[str]:
+        return [v.version for v in self.versions]
+
+    def version(self, version: str) -> Version:
+        return next(v for v in self.versions if v.version == str(version))
 
 
 @dataclass(frozen=True)
@@ -65,6 +102,17 @@ class AccSpec:
     standards: dict
     path: str
     special: dict                    # "nan": propagate|unspecified; "inf": formula|unspecified (IEEE evaluation)
+    texts: dict = None               # the formulas as the spec spells them: {"text": ..., reading name: ...}
+
+    engine = "accumulating"          # the runner and the generator ask this to choose the judge and the designer
+
+    @property
+    def attribute_names(self) -> list[str]:
+        return list(self.attributes)
+
+    @property
+    def tolerance(self) -> dict:
+        return {d: Tolerance() for d in dtypes.FLOAT_DTYPES}
 
     def formulas(self) -> list:
         return [self.formula, *self.readings.values()]
@@ -110,7 +158,7 @@ def load(path: Path) -> AccSpec:
         space = parse_index_space(raw["index_space"])
     except IndexSpaceError as exc:
         _fail(p, "index_space", str(exc))
-    inputs, outputs = tuple(raw["inputs"]), tuple(raw["outputs"])
+    inputs, outputs = tuple(Name(t) for t in raw["inputs"]), tuple(Name(t) for t in raw["outputs"])
     for t in inputs + outputs:
         if t not in space.tensors:
             _fail(p, "index_space.tensors", f"tensor {t!r} has no dimensions declared")
@@ -144,7 +192,15 @@ def load(path: Path) -> AccSpec:
         for name in defaults:
             if name not in attributes:
                 _fail(p, f"{where}.defaults", f"{name!r} is not an attribute of the operator")
-        standards[key] = Standard(key, s["operator"], tuple(versions), acc, s.get("empty", "identity"), defaults)
+        call = s.get("call")
+        if call is not None:
+            if not isinstance(call, dict) or set(call) - {"args", "options"}:
+                _fail(p, f"{where}.call", "a call is {args: [names], options: {option: name}}")
+            for i, name in enumerate(list(call.get("args") or ()) + list((call.get("options") or {}).values())):
+                if name not in inputs and name not in attributes:
+                    _fail(p, f"{where}.call", f"{name!r} is neither an input nor an attribute of the operator")
+            call = {"args": list(call.get("args") or ()), "options": dict(call.get("options") or {})}
+        standards[key] = Standard(key, s["operator"], tuple(versions), acc, s.get("empty", "identity"), defaults, call)
     special = {"nan": "propagate", "inf": "formula"}
     for key, value in (raw.get("special_values") or {}).items():
         if key == "reason":
@@ -152,9 +208,20 @@ def load(path: Path) -> AccSpec:
         if key not in SPECIAL or value not in SPECIAL[key]:
             _fail(p, f"special_values.{key}", f"{value!r}; allowed: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in SPECIAL.items()))
         special[key] = value
+    texts = {"text": str(raw["formula"]), **{r["name"]: str(r["formula"]) for r in raw.get("readings") or ()}}
     return AccSpec(raw["id"], raw["name"], raw.get("summary", ""), inputs, outputs, attributes, space, main,
-                   readings, standards, p, special)
+                   readings, standards, p, special, texts)
+
+
+_LOADED: dict = {}  # directory -> (the files' bytes, specs): a process reloading unchanged specs parses nothing
 
 
 def load_all(directory: Path = SPEC_DIR) -> dict:
-    return {s.id: s for s in (load(f) for f in sorted(Path(directory).glob("*.yaml")))}
+    files = sorted(Path(directory).glob("*.yaml"))
+    contents = tuple((str(f), f.read_bytes()) for f in files)
+    known = _LOADED.get(str(directory))
+    if known is not None and known[0] == contents:
+        return dict(known[1])
+    specs = {s.id: s for s in (load(f) for f in files)}
+    _LOADED[str(directory)] = (contents, specs)
+    return dict(specs)

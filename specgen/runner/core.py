@@ -30,6 +30,7 @@ from specgen.runner.probe import probe as _probe
 from specgen.runner.profile import case_profile, merge, reading_profile
 from specgen.runner.verdicts import (ERROR, FAIL, FAILING, PASS, UNSUPPORTED, VERDICTS, XFAIL, XPASS,  # noqa: F401
                                      Cause, Probe, Result, RunResult)
+from specgen.spec.operators import ACCUMULATING, engine
 from specgen.spec.provenance import chosen_folder
 
 
@@ -81,14 +82,15 @@ class Runner:
                  progress: Callable[[int, int, str], None] | None = None, probe: bool = True,
                  exitfirst: bool = False, profile: str = "report", readings: tuple[str, ...] = ()):
         if specs is None:
-            from specgen.spec.loader import load_all
+            from specgen.spec.operators import load_operators
 
-            specs = load_all()
+            specs = load_operators()
         self.loaded = loaded
         self.name = loaded.name
         self.specs = specs
         self.specs_folder = chosen_folder(specs)
         self._compare = compare
+        self._compare_given = compare is not None  # a caller's comparison judges every case (tests' fakes)
         self.readings = tuple(readings)  # opt-in readings enabled by name (specgen run --reading)
         self.isolate = isolate or timeout is not None
         self.timeout = timeout if timeout is not None else (60.0 if isolate else None)
@@ -107,8 +109,13 @@ class Runner:
             self._compare = _default_compare(self.readings)
         return self._compare
 
-    def _compare_for(self, case) -> Callable:
-        """The comparison for one case: the default one judges by the readings of the case's version."""
+    def _compare_for(self, case, spec=None) -> Callable:
+        """The comparison for one case: the default one judges by the readings of the case's version;
+        an accumulating operator's by its engine's model (specgen.indexing.judge: any summation order)."""
+        if engine(spec) == ACCUMULATING and not self._compare_given:
+            from specgen.indexing.judge import compare as accumulation_compare
+
+            return partial(accumulation_compare, version=str(case.version))
         compare = self.compare
         if getattr(compare, "func", None) is _readings_compare():
             return partial(compare, version=str(case.version))
@@ -182,9 +189,13 @@ class Runner:
         if negative:
             verdict, cause, reason, extra = judge_negative(case, outcome)
         else:
-            verdict, cause, reason, extra = judge_positive(case, spec, data, outcome, self._compare_for(case))
+            verdict, cause, reason, extra = judge_positive(case, spec, data, outcome, self._compare_for(case, spec))
         result = self._result(case, verdict, cause, reason, **extra)
-        if not negative and outcome.status == "ok":
+        if not negative and outcome.status == "ok" and engine(spec) == ACCUMULATING:
+            from specgen.indexing.judge import profile as accumulation_profile
+
+            result.profile = accumulation_profile(spec, result)
+        elif not negative and outcome.status == "ok":
             self._profile(result, spec, data, outcome)
         result.notes[:0] = outcome.notes
         result.seconds = time.perf_counter() - t0

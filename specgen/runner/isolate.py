@@ -40,10 +40,10 @@ def _worker_main(conn, name: str, value: str) -> None:  # runs in the child
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it kills the worker)
     from specgen.adapters.registry import AdapterLoadError, load_object
     from specgen.runner.cases import MemoryCase
-    from specgen.spec.loader import load_all
+    from specgen.spec.operators import load_operators
 
     try:
-        specs = load_all()
+        specs = load_operators()
         loaded = load_object(name, value, specs=specs)  # parsed once in the worker too
     except AdapterLoadError as exc:
         conn.send(("load-error", str(exc)))

@@ -21,7 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 CATEGORIES = ("nan_input", "pos_inf_input", "neg_inf_input", "zero_result", "subnormal_input",
-              "subnormal_result", "integer_extremes", "bfloat16_rounding", "reading")
+              "subnormal_result", "integer_extremes", "bfloat16_rounding", "reading",
+              # accumulating operators (specgen.indexing.judge.profile), per case: the accumulation type a
+              # 16-bit result needed, and whether a formula with exp stayed finite on near-overflow rows
+              "accumulation", "exp_overflow")
 MAX_VALUES = 6  # distinct output values named per category before "other"
 
 
