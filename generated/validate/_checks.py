@@ -218,4 +218,16 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
         if value is not None and value not in spelled and value not in spelled.values():
             problems.append(f"attribute {std['attribute_names'][name]!r} = {value!r} is not a value of {where} "
                             f"(values: {', '.join(repr(v) for v in spelled.values())})")
+    for name, rule in std.get("attribute_kind_values", {}).items():
+        value = attrs.get(name)
+        value = rule["default"] if value is None else std.get("attribute_values", {}).get(name, {}).get(value, value)
+        for t in op["inputs"]:
+            if t not in described:
+                continue
+            kind = "float" if str(described[t][0]).startswith(("float", "bfloat")) else "integer"
+            accepted = rule["accepted"].get(kind)
+            if accepted is not None and value not in accepted:
+                problems.append(f"attribute {std['attribute_names'][name]!r} = {value!r} with {kind} input {t}: "
+                                f"{where} requires {' or '.join(repr(v) for v in accepted)} there")
+                break
     return problems

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from specgen.indexing.design import LENGTHS, cases
 from specgen.indexing.run import expected
+from specgen.numerics.ulp import canonical_nan
 from specgen.spec.provenance import tolerance_record
 
 SHORT = tuple(n for n in LENGTHS if n < 1000)
@@ -47,7 +48,8 @@ def write(spec, writer, stats=None) -> None:
                 tensors = dict(inputs)
                 if case.kind == "positive":
                     golden, _ = expected(spec, case, inputs)
-                    tensors.update(golden)
+                    tensors.update({name: canonical_nan(a) if a.dtype.kind == "f" or a.dtype.name == "bfloat16" else a
+                                    for name, a in golden.items()})
                 shapes = {name: list(a.shape) for name, a in tensors.items()}
                 for name in spec.outputs:  # a must-reject case stores its inputs only; its outputs' shapes are unknown
                     shapes.setdefault(name, list(case.shapes.get(name) or []))

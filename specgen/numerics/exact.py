@@ -50,7 +50,7 @@ from specgen.numerics import dd64, fast64
 from specgen.numerics import libm
 from specgen.numerics.eft import two_prod_err, two_sum_err
 from specgen.numerics import ziv
-from specgen.numerics.ulp import int_range, round_float64_int, round_fraction
+from specgen.numerics.ulp import canonical_nan, int_range, round_float64_int, round_fraction
 from specgen.numerics.ulp import round_to as round_float64
 
 _INFLATE = 1.0 + 2.0 ** -49  # covers the rounding of the bound's own arithmetic
@@ -956,11 +956,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             y[rest] = round_float64(np.array(exact_vals, dtype=np.float64), out_dtype)
         if len(special_idx):
             y[special_idx] = round_float64(special_vals, out_dtype)
-        # A NaN's sign and payload carry no meaning (the judge takes any NaN for a NaN), but they are
-        # whatever the libm gave (acos(inf) is -NaN with AVX-512 SVML, +NaN with glibc): one canonical
-        # quiet NaN keeps the golden bytes the same on every machine.
-        with np.errstate(all="ignore"):
-            y[np.isnan(y.astype(np.float64))] = np.nan
+        canonical_nan(y)  # one NaN: the same golden bytes on every machine
     else:
         y = np.zeros(size, dtype=target)
         if ok.any():

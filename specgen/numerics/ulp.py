@@ -232,6 +232,17 @@ def _round_to_odd_float32(v: np.ndarray) -> np.ndarray:
     return bits.view(np.float32)
 
 
+def canonical_nan(values: np.ndarray) -> np.ndarray:
+    """``values`` (a float array, changed in place and returned) with every NaN the dtype's canonical
+    quiet NaN (0x7e00, 0x7fc0, 0x7fc00000, 0x7ff8...). A NaN's sign and payload carry no meaning for
+    the judge, but they are whatever the libm or the CPU gave (acos(inf) is -NaN with AVX-512 SVML,
+    +NaN with glibc; x86 arithmetic gives -NaN for inf - inf): golden values store one NaN so the
+    corpus has the same bytes on every machine."""
+    with np.errstate(all="ignore"):
+        values[np.isnan(values.astype(np.float64))] = np.nan
+    return values
+
+
 def round_to(values, dtype) -> np.ndarray:
     """float64 values (taken as exact) rounded once, to nearest even, to a float dtype."""
     f = fmt(dtype)
