@@ -48,6 +48,7 @@ import numpy as np
 from specgen import dtypes as dt
 from specgen.formula.functions import formula_budget
 from specgen.formula.numpy_eval import evaluate
+from specgen.errors import SpecError
 from specgen.numerics import catastrophe
 from specgen.numerics import ulp as U
 from specgen.numerics.error_model import accepted_outputs, compute_types
@@ -645,7 +646,7 @@ class _FloatJudge(_Judge):
             # alone puts a result past the budget, ask for the exact value itself
             near = undecided & ~ok & _near_budget(a, e, budget, f)
             if near.any():
-                ok[near] = self.within_budget_of_exact(near, a, env, budget, f)
+                ok[near] = self.within_budget_of_exact(near, a, budget, f)
         # no catastrophic passes: an infinity or a total cancellation where the exact value is finite
         # (a NaN result is accepted only where the golden value is NaN: golden_equal)
         overflow, cancelled = catastrophic(a, e, f, budget)
@@ -680,28 +681,23 @@ class _FloatJudge(_Judge):
             self.specials(x, a, nan_in, pinf_in, ninf_in)
         return self.finish()
 
-    def within_budget_of_exact(self, mask, a, env, budget: float, f) -> np.ndarray:
+    def within_budget_of_exact(self, mask, a, budget: float, f) -> np.ndarray:
         """The budget test of the accuracy floor for the elements of ``mask``, measured from the exact
-        value (ziv, rounded to float64: its cell is far narrower than the output's) instead of the
-        golden value's rounding cell. A float16 sigmoid 1.88 ULP from the exact value is within the
-        2-ULP budget although 2.5 ULP from the far end of the golden value's cell."""
-        from specgen.numerics import ziv
-        from specgen.numerics.exact import rewrite
+        value (the golden value of those inputs in float64, whose rounding cell is far narrower than
+        the output's) instead of the golden value's rounding cell. A float16 sigmoid 1.88 ULP from the
+        exact value is within the 2-ULP budget although 2.5 ULP from the far end of the golden cell.
+        golden() is the generator's own path (its float64 tiers first, mpmath only where they cannot
+        decide), so an element costs what a float64 golden value costs."""
+        from specgen.numerics.exact import golden
 
-        node = rewrite(self.formula)
-        where = np.argwhere(mask)
-        out = np.zeros(len(where), dtype=bool)
-        for j, i in enumerate(map(tuple, where)):
-            point = {k: float(np.broadcast_to(v, self.shape)[i]) for k, v in env.items()}
-            try:
-                exact, _ = ziv.decide(node, point, "float64")
-            except ziv.Undecided:
-                continue  # unknown: the cell's verdict stands
-            if not math.isfinite(exact):
-                continue
-            half = math.ulp(exact) / 2  # the float64 rounding cell of the exact value
-            out[j] = within_budget(np.array([a[i]]), np.array([exact - half]), np.array([exact + half]), budget, f)[0]
-        return out
+        inputs = {k: np.broadcast_to(np.asarray(v), self.shape)[mask] for k, v in self.inputs.items()}
+        try:
+            with np.errstate(all="ignore"):
+                exact = np.asarray(golden(self.spec, inputs, self.attrs, "float64", self.standard).y, dtype=np.float64)
+        except SpecError:
+            return np.zeros(int(mask.sum()), dtype=bool)  # undecidable there: the cell's verdict stands
+        half = np.abs(np.spacing(exact)) / 2  # the float64 rounding cell of the exact value
+        return np.isfinite(exact) & within_budget(a[mask], exact - half, exact + half, budget, f)
 
     def flushed_inputs(self, sub, safe, a, e) -> dict:
         """The elements with a subnormal input judged again with those inputs flushed to zero
