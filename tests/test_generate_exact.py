@@ -12,6 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from sampling import sampled
 from specgen import dtypes as dt
 from specgen.formula import nodes
 from specgen.formula.functions import FUNCTIONS
@@ -159,13 +160,14 @@ def _as_fraction(v) -> Fraction:
     return Fraction(int(v)) if np.asarray(v).dtype.kind in "iu" else Fraction(float(v))
 
 
-def test_a_sample_of_the_corpus_is_correctly_rounded():
-    """4 seeded elements per case; SPECGEN_EXACT_SAMPLE=all checks every element (about 30 s)."""
+@pytest.mark.parametrize("op", sampled(SPECS))
+def test_a_sample_of_the_corpus_is_correctly_rounded(op):
+    """4 seeded elements per case of the operator; SPECGEN_EXACT_SAMPLE=all checks every element."""
     corpus = load_corpus()
     # stored cases: a recipe's (size-boundary) elements are its source case's
     # (the accumulating operators' golden values: tests/test_accumulate.py)
-    positives = [c for c in corpus.cases if c.kind == "positive" and c.recipe is None and c.op in SPECS]
-    rng = np.random.Generator(np.random.PCG64(case_seed("exactness-sample")))
+    positives = [c for c in corpus.cases if c.kind == "positive" and c.recipe is None and c.op == op]
+    rng = np.random.Generator(np.random.PCG64(case_seed(f"exactness-sample/{op}")))
     everything = os.environ.get("SPECGEN_EXACT_SAMPLE") == "all"
     checked, by_op = 0, {}
     for case in positives:
@@ -189,8 +191,7 @@ def test_a_sample_of_the_corpus_is_correctly_rounded():
             assert correctly_rounded(q, y[i], case.dtype), (case.id, x[i], y[i], float(q))
             checked += 1
             by_op[case.op] = by_op.get(case.op, 0) + 1
-    assert checked > 3000
-    assert set(by_op) == {c.op for c in positives}, "every operator of the corpus is checked"
+    assert checked > 40, checked
 
 
 def test_the_hard_case_near_minus_2_5():
