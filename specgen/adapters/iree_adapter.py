@@ -26,13 +26,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
+import signal
 from pathlib import Path
 
 import numpy as np
 
 from specgen.adapters.base import Adapter, Claim, Rejected
 from specgen.adapters.onnx_common import (ProbedOnnxClaims, accepts_dense_model, build_model, call_key, model_for_call,
-                                          onnx_specs, ranked_shapes, same_shapes, sample_input)
+                                          onnx_specs, probe_attributes, probe_feeds, ranked_shapes, same_shapes,
+                                          sample_input)
 
 TARGET = "llvm-cpu"
 DRIVER = "local-sync"
@@ -164,30 +167,78 @@ class IREEAdapter(ProbedOnnxClaims, Adapter):
                 for dtype in v.dtypes():
                     x = sample_input(dtype)
                     model = build_model(std.operator, std.domain, int(v.version), in_names, out_names,
-                                        {n: dtype for n in in_names + out_names}, {},
+                                        {n: dtype for n in in_names + out_names}, probe_attributes(std, dtype),
                                         ranked_shapes(in_names + out_names, x.ndim))
                     probes[f"probe{len(probes)}"] = (spec.id, v.version, dtype, model, in_names)
         compiled = {}
         for op in dict.fromkeys(p[0] for p in probes.values()):  # one module per operator
             compiled.update(self._compile_each({name: p[3] for name, p in probes.items() if p[0] == op}))
-        works: dict[tuple, list[str]] = {}
+        calls = []
         for name, (op, version, dtype, _, in_names) in probes.items():
-            works.setdefault((op, version), [])
             module = compiled[name]
-            try:
-                if isinstance(module, Exception):
-                    raise module
-                x = sample_input(dtype)
-                with np.errstate(all="ignore"):
-                    out = self._call(module[name], [x] * len(in_names))[0]
-                if out.dtype != x.dtype:
-                    raise TypeError(f"returned {out.dtype} for {x.dtype} input")
+            if isinstance(module, Exception):
+                self._unclaimed[(op, "onnx", version, dtype)] = f"iree: {_first_error(module)}"
+            else:
+                calls.append((name, module[name], list(probe_feeds(in_names, sample_input(dtype)).values())))
+        outcome = self._probe_calls(calls)
+        works: dict[tuple, list[str]] = {}
+        for name, (op, version, dtype, _, _) in probes.items():
+            works.setdefault((op, version), [])
+            if name not in outcome:
+                continue  # did not compile
+            if outcome[name] is None:
                 works[(op, version)].append(dtype)
-            except Exception as exc:
-                self._unclaimed[(op, "onnx", version, dtype)] = f"iree: {_first_error(exc)}"
+            else:
+                self._unclaimed[(op, "onnx", version, dtype)] = f"iree: {outcome[name]}"
         self._claims = [Claim(op=op, standard="onnx", versions=(version,), dtypes=tuple(dts), rejects=True)
                         for (op, version), dts in works.items() if dts]
         return self._claims
+
+    def _probe_calls(self, calls) -> dict[str, str | None]:
+        """name -> None where the probe call ran and returned its input's dtype, else why not. Where
+        the system can fork, the calls run in a child process: a compiled kernel can kill the process
+        (IREE 3.13's int64 Div traps with SIGFPE on a 2 x 3 tensor whose divisor has no zero), which
+        then costs that one call its claim, not the whole run; the child is restarted after it."""
+        def run(item) -> str | None:
+            _, function, arrays = item
+            try:
+                with np.errstate(all="ignore"):
+                    out = self._call(function, arrays)[0]
+            except Exception as exc:
+                return _first_error(exc)
+            return None if out.dtype == arrays[0].dtype else f"returned {out.dtype} for {arrays[0].dtype} input"
+
+        if not hasattr(os, "fork"):
+            return {item[0]: run(item) for item in calls}
+        results: dict[str, str | None] = {}
+        todo = list(calls)
+        while todo:
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: one pickled (name, outcome) per call, flushed as it goes
+                os.close(read)
+                os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # a dying kernel's own message: the outcome says it
+                with os.fdopen(write, "wb") as out:
+                    for item in todo:
+                        pickle.dump((item[0], run(item)), out)
+                        out.flush()
+                os._exit(0)
+            os.close(write)
+            got = []
+            with os.fdopen(read, "rb") as inp:
+                while True:
+                    try:
+                        got.append(pickle.load(inp))
+                    except Exception:  # EOF, or a record cut by the child's death
+                        break
+            _, status = os.waitpid(pid, 0)
+            results.update(got)
+            todo = todo[len(got):]
+            if todo:  # the child died on todo[0]
+                how = (f"the call killed the process ({signal.Signals(os.WTERMSIG(status)).name})"
+                       if os.WIFSIGNALED(status) else f"the probe process exited with {os.WEXITSTATUS(status)}")
+                results[todo.pop(0)[0]] = how
+        return results
 
     # -- running --------------------------------------------------------------------------
     def _cached(self, call, flat: bool):

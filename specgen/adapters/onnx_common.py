@@ -135,6 +135,13 @@ def sample_input(dtype: str) -> np.ndarray:
     return np.array([[-1, 0, 1], [2, 3, 4]]).astype(get(dtype).numpy)
 
 
+def probe_feeds(in_names: list[str], x: np.ndarray) -> dict[str, np.ndarray]:
+    """A probe call's inputs by name: ``x`` first, the other inputs without a zero (an integer divisor
+    of 0 has no value, and IREE's compiled integer division aborts the process on it: Div, Mod)."""
+    other = np.where(x == 0, np.ones_like(x), x)
+    return {n: (x if i == 0 else other) for i, n in enumerate(in_names)}
+
+
 def call_key(call, ranked: bool = False, flat: bool = False) -> tuple:
     """Cache key of a one-node model: op, opset, dtype and the attributes the call passes (and the
     ranks, for a ``ranked`` model; "flat" for a ``flat`` one)."""
@@ -175,11 +182,8 @@ class ProbedOnnxClaims:
                                         {n: dtype for n in in_names + out_names}, probe_attributes(std, dtype), shapes)
                     try:
                         x = sample_input(dtype)
-                        # the other inputs without a zero (an integer divisor of 0 has no value: Div, Mod)
-                        other = np.where(x == 0, np.ones_like(x), x)
                         with np.errstate(all="ignore"):
-                            out = np.asarray(self._probe_once(model, {n: (x if i == 0 else other)
-                                                                      for i, n in enumerate(in_names)}))
+                            out = np.asarray(self._probe_once(model, probe_feeds(in_names, x)))
                         if out.dtype != x.dtype:
                             raise TypeError(f"returned {out.dtype} for {x.dtype} input")
                         works.append(dtype)
