@@ -928,7 +928,7 @@ def accuracy_floor(a, e, lo, hi, budget: float, f) -> np.ndarray:
         el, eh = exact_enclosure(e0, f)
         lo_f = np.where(np.isfinite(lo), lo, np.nan)
         hi_f = np.where(np.isfinite(hi), hi, np.nan)
-        margin = 2.0 ** -50 if f.bits == 64 else 0.0  # float64 differences below are rounded
+        margin = _rounding_margin(f)
         worst = np.full(np.shape(a0), np.inf)
         # |a - E| <= max(|lo - E|, |hi - E|) is piecewise linear in E: its slack is smallest at the
         # cell's ends or at a kink (E = a, lo, hi or their midpoint)
@@ -942,10 +942,16 @@ def accuracy_floor(a, e, lo, hi, budget: float, f) -> np.ndarray:
     return usable & (window | within_budget(a0, el, eh, budget, f))
 
 
+def _rounding_margin(f) -> float:
+    """The relative slack of the floor's float64 distance tests: float64 outputs' differences are
+    themselves rounded; narrower types' are exact in float64."""
+    return 2.0 ** -50 if f.bits == 64 else 0.0
+
+
 def within_budget(a, el, eh, budget: float, f) -> np.ndarray:
     """Whether ``a`` is within ``budget`` ULPs of the dtype ``f`` of every exact value in [el, eh]
     (ULPs of the smallest such value's binade)."""
-    margin = 2.0 ** -50 if f.bits == 64 else 0.0  # float64 differences below are rounded
+    margin = _rounding_margin(f)
     with np.errstate(all="ignore"):
         distance = np.maximum(np.abs(a - el), np.abs(a - eh))
         smallest = np.where(el * eh > 0, np.minimum(np.abs(el), np.abs(eh)), 0.0)
