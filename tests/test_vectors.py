@@ -45,6 +45,24 @@ def test_data_is_little_endian_and_concatenated(tmp_path):
     assert entry["nbytes"] == 4 and entry["offset"] == 0 and entry["stored"] == ["x", "y"]
 
 
+def test_a_reload_parses_only_a_changed_manifest_and_survives_a_chdir(tmp_path, monkeypatch):
+    """load_corpus keeps its last results: the same bytes give the same cases (a new list), a rewritten
+    manifest is parsed afresh, and cases loaded through a relative path still read after a chdir."""
+    w = CorpusWriter()
+    _add(w, "op/a", np.array([1], dtype=np.uint16), np.array([2], dtype=np.uint16), "uint16")
+    w.write(tmp_path / "c")
+    monkeypatch.chdir(tmp_path)
+    first = load_corpus("c")
+    second = load_corpus(tmp_path / "c")
+    assert second.cases == first.cases and second.cases is not first.cases and second.cases[0] is first.cases[0]
+    monkeypatch.chdir(tmp_path.parent)
+    assert load_corpus(tmp_path / "c").cases[0].load()["y"].tolist() == [2]
+    w = CorpusWriter()
+    _add(w, "op/b", np.array([3], dtype=np.uint16), np.array([4], dtype=np.uint16), "uint16")
+    w.write(tmp_path / "c")
+    assert [c.id for c in load_corpus(tmp_path / "c").cases] == ["op/b"]
+
+
 def test_a_corrupted_file_fails_its_sha256(tmp_path):
     w = CorpusWriter()
     _add(w, "op/a", np.arange(4, dtype=np.float32), np.arange(4, dtype=np.float32), "float32")
