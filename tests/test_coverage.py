@@ -6,6 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from sampling import sampled
 
 from specgen.cli import main
 from specgen.coverage import CLASS_NAMES, CLASSES, coverage, gaps, render_text
@@ -37,9 +38,10 @@ def test_seed_operators_have_no_gap(seed_report):
     assert gaps(seed_report) == []
 
 
-def test_no_operator_has_a_gap():
-    """Every class the spec allows has a case, for all the operators (issue 10's family included)."""
-    assert gaps(coverage(SPECS, CASES, tuple(SPECS))) == []
+@pytest.mark.parametrize("op", sampled(SPECS))
+def test_no_operator_has_a_gap(op):
+    """Every class the spec allows has a case (a sample of the operators; every one under -m slow)."""
+    assert gaps(coverage(SPECS, CASES, (op,))) == []
 
 
 def test_the_seed_operators_only_gaps_are_the_pending_classes(seed_report):

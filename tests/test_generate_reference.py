@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sampling import sample_of
 
 from specgen import dtypes as dt
 from specgen.formula.breakpoints import is_rational
@@ -40,7 +41,9 @@ def _one_per_design(cases):
 
 
 def test_reference_modules_reproduce_a_sample_of_the_corpus():
-    _reproduce(_one_per_design(load_corpus(ROOT / "generated" / "vectors").cases))
+    """One case per design of a sample of the operators (tests/sampling.py); all of them under -m slow."""
+    ops = sample_of(SPECS)
+    _reproduce(_one_per_design(c for c in load_corpus(ROOT / "generated" / "vectors").cases if c.op in ops))
 
 
 @pytest.mark.slow
