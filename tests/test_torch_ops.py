@@ -120,6 +120,13 @@ def test_dispatch_picks_the_entry_by_attributes_and_passes_torchs_arguments(spec
     calls.clear()
     got = adapter.run(make_call(specs["softsign"], {}, dtype="bfloat16"))
     assert got.dtype == np.dtype(ml_dtypes.bfloat16) and calls[0][0] == "nn.functional.softsign"
+    # the dtype picks the entry too: integer Div truncates (rounding_mode='trunc'), float Div does not
+    calls.clear()
+    div = specs["div"]
+    for dtype in ("int32", "float32"):
+        a = np.array([[7, -7, 3]], dtype=dtype)
+        adapter.run(make_call(div, {}, dtype=dtype, inputs={"a": a, "b": np.full_like(a, 2)}))
+    assert [c[2] for c in calls] == [{"rounding_mode": "trunc"}, {}]
 
 
 def test_claims_pin_hardsigmoid_to_one_sixth_and_prelu_to_a_per_channel_slope(specs):

@@ -79,7 +79,7 @@ class Entry:
         backend = self.module.split(".")[0]
         for kw, (kind, v, *table) in self.arguments.items():
             if kind == "set":
-                continue  # resolved per call by the index engine (accumulating_call)
+                continue  # resolved per call from the index engine's layout (prepare)
             value = v if kind == "value" else attributes[v]
             if kind == "map":
                 table = table[0]
