@@ -64,6 +64,8 @@ def fake_torch(calls: list, missing=()):
         *parents, name = item["call"].split(".")
         obj = torch
         for p in parents:
+            if not hasattr(obj, p):
+                setattr(obj, p, types.SimpleNamespace())  # torch.linalg
             obj = getattr(obj, p)
         setattr(obj, name, function(item["call"]))
     return torch
@@ -118,6 +120,13 @@ def test_dispatch_picks_the_entry_by_attributes_and_passes_torchs_arguments(spec
     calls.clear()
     got = adapter.run(make_call(specs["softsign"], {}, dtype="bfloat16"))
     assert got.dtype == np.dtype(ml_dtypes.bfloat16) and calls[0][0] == "nn.functional.softsign"
+    # the dtype picks the entry too: integer Div truncates (rounding_mode='trunc'), float Div does not
+    calls.clear()
+    div = specs["div"]
+    for dtype in ("int32", "float32"):
+        a = np.array([[7, -7, 3]], dtype=dtype)
+        adapter.run(make_call(div, {}, dtype=dtype, inputs={"a": a, "b": np.full_like(a, 2)}))
+    assert [c[2] for c in calls] == [{"rounding_mode": "trunc"}, {}]
 
 
 def test_claims_pin_hardsigmoid_to_one_sixth_and_prelu_to_a_per_channel_slope(specs):
@@ -223,3 +232,72 @@ def test_entries_without_a_spec_are_load_notes_of_the_adapter(specs):
     notes = [w for w in loaded.warnings if "not claimed, no spec" in w]
     assert sorted(n.split(":")[0] for n in notes) == sorted(listed - set(specs))
     assert {c.op for c in loaded.claims} == listed & set(specs)
+
+
+# -- accumulating operators: the index engine's sets as arguments (framework_ops.prepare) ---------------
+
+@pytest.fixture(scope="module")
+def all_specs():
+    from specgen.spec.operators import load_operators
+
+    return load_operators()
+
+
+def _acc_call(spec, standard, version, inputs, attributes, out_shape):
+    y = spec.outputs[0]
+    return Call(case_id="t", op=spec.id, standard=standard, version=version, dtype="float32", kind="positive",
+                inputs=inputs, outputs={y: OutputInfo(out_shape, "float32")}, out={y: np.zeros(out_shape, np.float32)},
+                attributes=attributes, attributes_given=tuple(attributes), spec=spec)
+
+
+def _entry(all_specs, op):
+    return torch_ops.load(all_specs).for_op(op)[0]
+
+
+def test_a_set_argument_is_the_engines_resolved_axes(all_specs):
+    spec = all_specs["reduce_sum"]
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    attrs = {"axes": [-1, 2, 0], "keepdims": 0, "noop_with_empty_axes": 0}  # negative, duplicate: taken once
+    got = torch_ops.prepare(_entry(all_specs, "reduce_sum"), _acc_call(spec, "onnx", "11", {"x": x}, attrs, (3,)))
+    assert got.set_kwargs == {"dim": (0, 2)} and got.reshaped
+    assert _entry(all_specs, "reduce_sum").kwargs(attrs) == {"keepdim": False}  # a bool attribute as bool
+    # an empty set (ONNX-13 noop_with_empty_axes) is a new unit axis, never the framework's empty dim
+    noop = {"axes": [], "keepdims": 1, "noop_with_empty_axes": 1}
+    got = torch_ops.prepare(_entry(all_specs, "reduce_sum"), _acc_call(spec, "onnx", "13", {"x": x}, noop, x.shape))
+    assert got.set_kwargs == {"dim": (3,)} and got.args[0].shape == (2, 3, 4, 1)
+    assert np.array_equal(got.finish(got.args[0].sum(axis=3, keepdims=True)), x)
+
+
+def test_a_single_axis_argument_merges_a_tail_set_and_undoes_it(all_specs):
+    spec = all_specs["softmax"]
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    entry = _entry(all_specs, "softmax")
+    got = torch_ops.prepare(entry, _acc_call(spec, "onnx", "11", {"x": x}, {"axis": 1}, x.shape))  # axes 1 and 2
+    assert got.set_kwargs == {"dim": 1} and got.args[0].shape == (2, 12)
+    assert np.array_equal(got.finish(got.args[0]), x)
+    got = torch_ops.prepare(entry, _acc_call(spec, "onnx", "13", {"x": x}, {"axis": 1}, x.shape))  # one axis: as is
+    assert got.set_kwargs == {"dim": 1} and got.args[0].shape == (2, 3, 4)
+    # axes that are not adjacent move to the end before they merge (a one-dim reduction)
+    prod = all_specs["reduce_prod"]
+    got = torch_ops.prepare(_entry(all_specs, "reduce_prod"),
+                            _acc_call(prod, "onnx", "13", {"x": x}, {"axes": [0, 2], "keepdims": 1}, (1, 3, 1)))
+    assert got.set_kwargs == {"dim": 1} and got.args[0].shape == (3, 8)
+    assert np.array_equal(got.finish(got.args[0].prod(axis=1, keepdims=True)), x.prod(axis=(0, 2), keepdims=True))
+
+
+def test_inputs_by_keyword_transposed_and_absent(all_specs):
+    spec = all_specs["gemm"]
+    a, b = np.ones((4, 3), np.float32), np.ones((4, 5), np.float32)
+    attrs = {"alpha": 1.0, "beta": 1.0, "transA": 1, "transB": 0}
+    got = torch_ops.prepare(_entry(all_specs, "gemm"), _acc_call(spec, "onnx", "13", {"a": a, "b": b}, attrs, (3, 5)))
+    assert not got.args and got.tensor_kwargs["mat1"].shape == (3, 4) and got.tensor_kwargs["mat2"].shape == (4, 5)
+    assert got.tensor_kwargs["input"].shape == () and got.tensor_kwargs["input"] == 0  # the index space's absent: 0
+
+
+def test_a_set_argument_of_an_operator_without_that_set_is_an_error(all_specs, tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text("backend: torch\ndtypes: [float32]\nfunctions:\n"
+                    "  - op: reduce_sum\n    call: sum\n    arguments: {dim: {set: axis, of: x, as: axes}, keepdim: keepdims}\n"
+                    "    note: n\n")
+    with pytest.raises(SpecError, match=r"m.yaml:6:.*reduce_sum has no index set 'axis' \(its sets: axes\)"):
+        torch_ops.load(all_specs, path)

@@ -150,7 +150,7 @@ class FrameworkAdapter(Adapter):
     # -- running ---------------------------------------------------------------------------
     def _entry(self, call) -> framework_ops.Entry:
         for entry in self.mapping.for_op(call.op):
-            if entry.accepts(call.attributes):
+            if entry.accepts(call.attributes, getattr(call, "dtype", None)):
                 return entry
         raise Unsupported(f"{self.backend} has no {call.op} with attributes {dict(call.attributes)} "
                           f"({Path(self._path).name})")

@@ -46,6 +46,9 @@ class Entry:
     note: str
     line: int | None = None
     module: str = "torch"  # the prefix of ``call`` in notes and messages
+    keywords: Mapping[str, str] = field(default_factory=dict)  # spec input -> the keyword it is passed as
+    transposed: tuple[str, ...] = ()  # inputs passed with the index space's transposed_by applied
+    types: Mapping[str, str] = field(default_factory=dict)  # attribute -> "bool" | "int" (else float or string)
 
     @property
     def qualified(self) -> str:
@@ -60,8 +63,10 @@ class Entry:
                      attributes=dict(self.rules), shapes={t: ChannelOf(of) for t, of in self.channel_of.items()},
                      rejects=False, note=f"{self.qualified}: {self.note}", **options)
 
-    def accepts(self, attributes: Mapping[str, Any]) -> bool:
-        """Do these attribute values (operator names) fall in this entry's subset?"""
+    def accepts(self, attributes: Mapping[str, Any], dtype: str | None = None) -> bool:
+        """Do these attribute values (operator names), and ``dtype`` when given, fall in this entry's subset?"""
+        if dtype is not None and dtype not in self.dtypes:
+            return False
         for name, rule in self.rules.items():
             if name in attributes:
                 v = attributes[name]
@@ -73,6 +78,8 @@ class Entry:
         out = {}
         backend = self.module.split(".")[0]
         for kw, (kind, v, *table) in self.arguments.items():
+            if kind == "set":
+                continue  # resolved per call from the index engine's layout (prepare)
             value = v if kind == "value" else attributes[v]
             if kind == "map":
                 table = table[0]
@@ -81,8 +88,15 @@ class Entry:
                 elif value not in table.values():  # a standard's own spelling that is the framework's too passes
                     raise KeyError(f"{self.qualified}: no {backend} value for {v}={value!r} "
                                    f"(mapped: {', '.join(map(str, table))})")
-            out[kw] = value if isinstance(value, (str, bool)) else float(value)
+            kind_of = self.types.get(v) if kind != "value" else None
+            out[kw] = (bool(int(value)) if kind_of == "bool" else int(value) if kind_of == "int" else
+                       value if isinstance(value, (str, bool)) else float(value))
         return out
+
+    @property
+    def sets(self) -> dict:
+        """keyword -> (index set, input, as) of the arguments an accumulating operator's index set gives."""
+        return {kw: tuple(a[1:]) for kw, a in self.arguments.items() if a[0] == "set"}
 
 
 @dataclass
@@ -150,12 +164,28 @@ def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
             result.skipped.append(f"{op}: {prefix}.{item['call']} not claimed, no spec {op!r} in the specs in use "
                                   f"({doc.path}:{doc.line(at)})")
             continue
-        names = [a.name for a in spec.attributes]  # string attributes (GELU's approximate) included
+        attrs = list(spec.attributes.values()) if isinstance(spec.attributes, dict) else list(spec.attributes)
+        names = [a.name for a in attrs]  # string attributes (GELU's approximate) included
+        types = {a.name: {"bool": "bool", "axis": "int"}[a.type] for a in attrs if getattr(a, "type", None) in ("bool", "axis")}
         inputs = [t.name for t in spec.inputs]
+        space = getattr(spec, "index_space", None)  # an accumulating operator's (specgen.indexing.space)
+        consumed: set[str] = set()  # attributes the index engine applies (a set's axes, a transpose flag)
         arguments: dict[str, tuple] = {}
         for kw, arg in item.get("arguments", {}).items():
             if isinstance(arg, dict) and "value" in arg:
                 arguments[kw] = ("value", arg["value"])
+            elif isinstance(arg, dict) and "set" in arg:
+                sets = space.sets if space is not None else {}
+                if arg["set"] not in sets:
+                    problem(at + ("arguments", kw, "set"), f"{op} has no index set {arg['set']!r} "
+                                                           f"(its sets: {', '.join(sets) or 'none: not an accumulating operator'})")
+                    continue
+                if arg["of"] not in inputs:
+                    problem(at + ("arguments", kw, "of"), f"{op} has no input {arg['of']!r} (its inputs: {', '.join(inputs)})")
+                    continue
+                s = sets[arg["set"]]
+                consumed.update(a for a in (s.given_by, s.noop_attribute) if a)
+                arguments[kw] = ("set", arg["set"], arg["of"], arg["as"])
             elif isinstance(arg, dict):
                 if arg["attribute"] not in names:
                     problem(at + ("arguments", kw, "attribute"),
@@ -180,26 +210,37 @@ def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
                 problem(at + ("attributes", name, "same_as"), f"{op} has no attribute {r['same_as']!r} (its attributes: {', '.join(names)})")
                 continue
             rules[name] = _rule(r)
-        passed = {a[1] for a in arguments.values() if a[0] in ("attr", "map")}
+        layouts, keywords, transposed = {}, {}, []
+        for tensor, lay in item.get("inputs", {}).items():
+            bad = next((t for t in (tensor, lay.get("channel_of", tensor)) if t not in inputs), None)
+            if bad is not None:
+                problem(at + ("inputs", tensor), f"{op} has no input {bad!r} (its inputs: {', '.join(inputs)})")
+                continue
+            if "channel_of" in lay:
+                layouts[tensor] = lay["channel_of"]
+            if "keyword" in lay:
+                keywords[tensor] = lay["keyword"]
+            if lay.get("apply_transpose"):
+                by = space.tensors[tensor].transposed_by if space is not None and tensor in space.tensors else None
+                if by is None:
+                    problem(at + ("inputs", tensor, "apply_transpose"),
+                            f"{op}'s index_space gives input {tensor!r} no transposed_by attribute")
+                    continue
+                consumed.add(by)
+                transposed.append(tensor)
+        passed = {a[1] for a in arguments.values() if a[0] in ("attr", "map")} | consumed
         for name in names:
             r = item.get("attributes", {}).get(name, {})
             pinned = len(r.get("values", ())) == 1 or ("same_as" in r and r["same_as"] in passed)
             if name not in passed and not pinned:
                 problem(at, f"attribute {name!r} of {op} is neither passed to {backend} (arguments) nor pinned to one value "
                             f"(attributes: {{{name}: {{values: [v]}}}}): the claim would cover values {backend} ignores")
-        layouts = {}
-        for tensor, lay in item.get("inputs", {}).items():
-            if tensor not in inputs or lay["channel_of"] not in inputs:
-                bad = tensor if tensor not in inputs else lay["channel_of"]
-                problem(at + ("inputs", tensor), f"{op} has no input {bad!r} (its inputs: {', '.join(inputs)})")
-                continue
-            layouts[tensor] = lay["channel_of"]
         if module is not None and not callable(resolve(module, item["call"])):
             version = getattr(module, "__version__", "?")
             problem(at + ("call",), f"{backend} {version} has no function {prefix}.{item['call']}")
         result.entries.append(Entry(op, item["call"], arguments, rules, layouts,
                                     tuple(item.get("dtypes", data["dtypes"])), " ".join(item["note"].split()),
-                                    doc.line(at), prefix))
+                                    doc.line(at), prefix, keywords, tuple(transposed), types))
     if problems:
         raise SpecError(problems)
     return result
@@ -213,3 +254,85 @@ def channel_vector(slope: np.ndarray, of_shape) -> np.ndarray:
     full = np.broadcast_to(slope, tuple(of_shape))
     index = tuple(slice(None) if i == 1 else 0 for i in range(len(of_shape)))
     return np.array(full[index], copy=True)  # a writable copy: torch warns on read-only arrays
+
+
+@dataclass
+class Prepared:
+    """A call as the framework function takes it: positional and keyword arrays (numpy, in the case's
+    dtype), keyword values from the index sets, and ``finish`` to turn the function's result (as numpy)
+    into the output's declared shape."""
+
+    args: list
+    tensor_kwargs: dict
+    set_kwargs: dict
+    finish: Any
+    reshaped: bool = False  # an accumulating operator's result: finish() gives the declared shape
+
+
+def prepare(entry: Entry, call) -> Prepared:
+    """The arrays and set arguments of ``call`` for ``entry``. Element-wise operators: the inputs in the
+    spec's order (a channel_of input as its 1-D vector). Accumulating operators (an ``index_space``):
+    the layout the spec's engine resolves for the case's standard and version (specgen.indexing.layout)
+    gives each set argument; an omitted optional input is its ``absent`` value; apply_transpose swaps
+    the last two axes where the tensor's transposed_by attribute is true. Names no operator."""
+    spec = getattr(call, "spec", None)
+    space = getattr(spec, "index_space", None)
+    layout = None
+    if space is not None:
+        from specgen.indexing.layout import resolve
+
+        layout = resolve(space.for_version(call.standard, str(call.version)), spec.formula,
+                         {k: np.shape(v) for k, v in call.inputs.items()}, call.attributes, spec.outputs)
+    inputs = dict(call.inputs)
+    if layout is not None:
+        first = next(iter(call.inputs.values()))
+        for name, value in layout.absent.items():
+            inputs[name] = np.asarray(value, dtype=first.dtype)
+        for name in entry.transposed:
+            by = space.tensors[name].transposed_by
+            if name in call.inputs and bool(int(call.attributes.get(by) or 0)):
+                inputs[name] = np.swapaxes(inputs[name], -1, -2)
+    set_kwargs: dict = {}
+    merged = None  # (input, its shape after the permutation, the permutation) where a set was merged into one axis
+    for kw, (set_name, of, as_) in entry.sets.items():
+        own = layout.tensors[of]
+        axes = [own.index(label) for label in layout.sets[set_name]]
+        x = inputs[of]
+        if as_ == "sizes":
+            set_kwargs[kw] = tuple(int(x.shape[a]) for a in axes)
+        elif as_ == "axes" and axes:
+            set_kwargs[kw] = tuple(axes)
+        elif as_ == "axis" and len(axes) == 1:
+            set_kwargs[kw] = axes[0]
+        elif as_ == "axis" and axes and axes == list(range(axes[0], axes[0] + len(axes))):  # adjacent: merged in place
+            inputs[of] = x.reshape(x.shape[:axes[0]] + (int(np.prod([x.shape[a] for a in axes])),) + x.shape[axes[-1] + 1:])
+            merged = (of, x.shape, tuple(range(x.ndim)))
+            set_kwargs[kw] = axes[0]
+        else:
+            # not adjacent, or empty (the framework's empty dim reduces every axis): the set's axes
+            # moved to the end and merged into one (a new unit axis for an empty set)
+            order = [a for a in range(x.ndim) if a not in axes] + axes
+            moved = np.transpose(x, order)
+            inputs[of] = moved.reshape(moved.shape[:x.ndim - len(axes)] + (int(np.prod([x.shape[a] for a in axes])),))
+            merged = (of, moved.shape, tuple(order))
+            set_kwargs[kw] = inputs[of].ndim - 1 if as_ == "axis" else (inputs[of].ndim - 1,)
+    args, tensor_kwargs = [], {}
+    for name, arr in inputs.items():
+        of = entry.channel_of.get(name)
+        if of is not None:
+            arr = channel_vector(arr, call.inputs[of].shape)
+        if name in entry.keywords:
+            tensor_kwargs[entry.keywords[name]] = arr
+        else:
+            args.append(arr)
+    shape = tuple(next(iter(call.outputs.values())).shape) if layout is not None else None
+
+    def finish(y: np.ndarray) -> np.ndarray:
+        if shape is None:
+            return y
+        if merged is not None and y.shape == inputs[merged[0]].shape:  # not reduced: the merge undone
+            of, moved_shape, order = merged
+            y = np.transpose(y.reshape(moved_shape), np.argsort(order))
+        return np.ascontiguousarray(y).reshape(shape)
+
+    return Prepared(args, tensor_kwargs, set_kwargs, finish, shape is not None)

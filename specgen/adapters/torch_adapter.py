@@ -3,7 +3,9 @@
 Which function computes which operator, for which attribute values and with which deviations, is
 data: specgen/adapters/torch_ops.yaml (read and checked by specgen.adapters.torch_ops; why the
 mapping is the adapter's and not the specs', docs/runner.md "The torch op mapping"). This module
-only turns a call into torch tensors, calls the entry the mapping picks and turns the result back.
+only turns a call into torch tensors, calls the entry the mapping picks and turns the result back;
+an accumulating operator's axes come from its index space as the spec's engine resolves it for the
+case (specgen.adapters.framework_ops.prepare), never from code that names an operator.
 
 All standards are claimed (the formula is the same in each); attribute limits pick the cases.
 torch applies no standard's validity rules, so no must-reject cases are claimed.
@@ -71,7 +73,7 @@ class TorchAdapter(Adapter):
 
     def _entry(self, call) -> torch_ops.Entry:
         for entry in self.mapping.for_op(call.op):
-            if entry.accepts(call.attributes):
+            if entry.accepts(call.attributes, getattr(call, "dtype", None)):
                 return entry
         raise Unsupported(f"torch has no {call.op} with attributes {dict(call.attributes)} "
                           f"(specgen/adapters/torch_ops.yaml)")
@@ -79,13 +81,16 @@ class TorchAdapter(Adapter):
     def run(self, call):
         entry = self._entry(call)
         fn = torch_ops.resolve(self._torch, entry.call)
-        args = []
-        for name, arr in call.inputs.items():
-            of = entry.channel_of.get(name)
-            if of is not None:
-                arr = torch_ops.channel_vector(arr, call.inputs[of].shape)
-            args.append(self._tensor(arr))
-        y = fn(*args, **entry.kwargs(call.attributes))
+        got = torch_ops.prepare(entry, call)  # inputs, keywords and an accumulating operator's index sets
+        args = [self._tensor(a) for a in got.args]
+        kwargs = {k: self._tensor(a) for k, a in got.tensor_kwargs.items()}
+        y = fn(*args, **kwargs, **got.set_kwargs, **entry.kwargs(call.attributes))
+        if got.reshaped:
+            y = got.finish(self._numpy(y))
+            if call.in_place:
+                next(iter(call.out.values()))[...] = y
+                return None
+            return y
         if call.in_place:
             out = next(iter(call.out.values()))
             if out.dtype.name == "bfloat16":
