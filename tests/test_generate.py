@@ -196,3 +196,33 @@ def test_refuses_to_replace_a_directory_it_did_not_write(tmp_path):
     code, output = _invoke("--out", str(tmp_path))
     assert code == 1 and "refusing to replace" in output
     assert (tmp_path / "precious.txt").read_text() == "keep me"
+
+
+def test_worker_processes_write_the_bytes_of_one_process_and_raise_its_errors(tmp_path, monkeypatch):
+    """generate designs operators in worker processes (SPECGEN_JOBS) and merges them in id order:
+    the tree is byte-identical to a one-process build, and an error in a worker is the error a
+    one-process build gives (a SpecError naming the spec, not a pickled traceback)."""
+    specs = tmp_path / "specs"
+    (specs / "accumulating").mkdir(parents=True)
+    for name in ("_standards.yaml", "hard_sigmoid.yaml", "shrink.yaml", "softsign.yaml"):
+        shutil.copy(SPECS / name, specs / name)
+    shutil.copy(SPECS / "accumulating" / "reduce_sum.yaml", specs / "accumulating" / "reduce_sum.yaml")
+    trees = {}
+    for jobs in ("1", "3"):
+        monkeypatch.setenv("SPECGEN_JOBS", jobs)
+        code, output = _invoke("--specs", str(specs), "--out", str(tmp_path / f"jobs{jobs}"), "--no-progress")
+        assert code == 0, output
+        trees[jobs] = _digest(tmp_path / f"jobs{jobs}")
+    assert trees["1"] == trees["3"] and any(p.startswith("vectors/reduce_sum/") for p in trees["1"])
+
+    def overflow(self, *args, **kwargs):
+        raise OverflowError("golden value out of range")
+
+    monkeypatch.setattr(cp.OpCorpus, "large", overflow)  # forked workers inherit it
+    code, output = _invoke("--specs", str(specs), "--out", str(tmp_path / "jobs3"), "--no-progress")
+    assert code == 1 and "Traceback" not in output
+    assert "hard_sigmoid.yaml" in output and "OverflowError: golden value out of range" in output
+    assert _digest(tmp_path / "jobs3") == trees["3"]
+    monkeypatch.setenv("SPECGEN_JOBS", "two")
+    code, output = _invoke("--specs", str(specs), "--out", str(tmp_path / "jobs3"), "--no-progress")
+    assert code == 1 and "SPECGEN_JOBS" in output and "'two'" in output and "Traceback" not in output

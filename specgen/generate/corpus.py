@@ -257,6 +257,13 @@ class Stats:
     unsolved: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # designed cases whose golden values cannot be decided
 
+    def add(self, other: "Stats") -> None:
+        """Count ``other``'s cases too (one operator's, designed in a worker process)."""
+        for name in ("positive", "negative", "elements", "proven_float64", "exact", "special"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.unsolved.extend(other.unsolved)
+        self.left_out.extend(other.left_out)
+
 
 class OpCorpus:
     """Builds every case of one operator into a CorpusWriter."""

@@ -104,41 +104,38 @@ def write_code(out: Path, specs: dict) -> None:
 
 def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = False, progress=None) -> cp.Stats:
     """Write the complete tree into ``out`` (an empty or new directory). Raises SpecError on bad specs.
-    ``progress(done, total, label)`` is called after each (op, standard, version)."""
+    ``progress(done, total, label)`` is called after each operator (``done`` counts its standards'
+    versions). Operators are designed in parallel worker processes (SPECGEN_JOBS, default: the CPUs
+    this process may use) and merged in id order: the tree is byte-identical to a one-process build."""
+    from specgen.spec.operators import ACCUMULATING, load_accumulating
+
     specs = load_all(specs_dir)
+    accumulating = load_accumulating(specs_dir)
     total = sum(len(std.versions) for spec in specs.values() for std in spec.standards.values())
-    done = 0
     out.mkdir(parents=True, exist_ok=True)
     (out / "README.md").write_text(README)
     (out / ".gitignore").write_text(GITIGNORE)
     write_code(out, specs)
+    jobs = [(ELEMENTWISE, op_id) for op_id in specs] + [(ACCUMULATING, op_id) for op_id in accumulating]
+    done = 0
+
+    def finished(kind, op_id):
+        nonlocal done
+        if kind == ELEMENTWISE:
+            done += sum(len(std.versions) for std in specs[op_id].standards.values())
+            label = op_id
+        else:
+            label = f"{op_id} (accumulating)"
+        if progress:
+            progress(done, total, label)
+
+    results = _design_all(jobs, {ELEMENTWISE: specs, ACCUMULATING: accumulating}, out, finished)
     stats = cp.Stats()
     writer = CorpusWriter()
-    for op_id, spec in specs.items():
-        with _generating(spec, "designing its golden vectors"):
-            validate = import_generated(out, "validate", op_id).validate
-            oc = cp.OpCorpus(spec, writer, stats, validate)
-            for std in spec.standards.values():
-                for ver in std.versions:
-                    for dtype in ver.dtypes(oc.x):
-                        oc.row(std, ver, dtype)
-                        oc.attribute_boundaries(std, ver, dtype)
-                    oc.negatives(std, ver)
-                    done += 1
-                    if progress:
-                        progress(done, total, f"{op_id} {std.key}-{ver.version}")
-                oc.size_cases(std)
-            std, ver, dtype = cp.large_case_choice(spec, oc.x)
-            oc.large(std, ver, dtype)
-    from specgen.indexing import corpus as accumulating_corpus
-    from specgen.spec.operators import ACCUMULATING, load_accumulating
-
-    accumulating = load_accumulating(specs_dir)
-    for op_id, spec in accumulating.items():
-        with _generating(spec, "designing its golden vectors"):
-            accumulating_corpus.write(spec, writer, stats)
-        if progress:
-            progress(done, total, f"{op_id} (accumulating)")
+    for job in jobs:  # merged in the serial order, whatever order the workers finished in
+        part, part_stats = results[job]
+        writer.merge(part)
+        stats.add(part_stats)
     sources = {op_id: render.spec_source(s) for op_id, s in specs.items()}
     sources.update({op_id: f"specs/{ACCUMULATING}/{Path(s.path).name}" for op_id, s in accumulating.items()})
     generated_from = provenance.record({**specs, **accumulating}, specs_dir or specs_in_use())  # judged by exactly these specs
@@ -151,6 +148,88 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
         ex_writer.write(out / EXHAUSTIVE, extra={"sources": sources, provenance.MANIFEST_KEY: generated_from,
                                                 "note": "do not edit: written by `specgen generate --exhaustive`"})
     return stats
+
+
+ELEMENTWISE = "elementwise"
+_WORK: dict = {}  # what forked workers design from: {"specs": {kind: {op_id: spec}}, "out": Path}
+
+
+def _design(kind: str, op_id: str) -> tuple[CorpusWriter, cp.Stats]:
+    """Every case of one operator, in a writer of its own."""
+    spec, out = _WORK["specs"][kind][op_id], _WORK["out"]
+    writer, stats = CorpusWriter(), cp.Stats()
+    with _generating(spec, "designing its golden vectors"):
+        if kind == ELEMENTWISE:
+            validate = import_generated(out, "validate", op_id).validate
+            oc = cp.OpCorpus(spec, writer, stats, validate)
+            for std in spec.standards.values():
+                for ver in std.versions:
+                    for dtype in ver.dtypes(oc.x):
+                        oc.row(std, ver, dtype)
+                        oc.attribute_boundaries(std, ver, dtype)
+                    oc.negatives(std, ver)
+                oc.size_cases(std)
+            std, ver, dtype = cp.large_case_choice(spec, oc.x)
+            oc.large(std, ver, dtype)
+        else:
+            from specgen.indexing import corpus as accumulating_corpus
+            accumulating_corpus.write(spec, writer, stats)
+    return writer, stats
+
+
+def generate_jobs() -> int:
+    """How many worker processes generate uses: SPECGEN_JOBS, else the CPUs this process may use; 1
+    (in this process) inside a daemonic process, which may not start children."""
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:
+        return 1
+    raw = os.environ.get("SPECGEN_JOBS", "").strip()
+    if raw:
+        try:
+            return max(1, int(raw))
+        except ValueError:
+            raise SpecError([Problem("SPECGEN_JOBS", None, "", f"must be a whole number of processes, got {raw!r}")]) from None
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _design_all(jobs: list, specs: dict, out: Path, finished) -> dict:
+    """{job: (writer, stats)} for every (kind, op_id) job. After a job fails in a worker, the jobs not
+    finished are designed here in order, so the error raised is the one a one-process build raises
+    first (a SpecError naming the spec), not a worker's traceback."""
+    _WORK.update(specs=specs, out=out)
+    results: dict = {}
+    workers = min(generate_jobs(), len(jobs))
+    try:
+        if workers > 1 and sys.platform != "win32":
+            _design_in_workers(jobs, workers, results, finished)
+        for job in jobs:  # every job with one process; after a worker's failure, those left
+            if job not in results:
+                results[job] = _design(*job)
+                finished(*job)
+        return results
+    finally:
+        _WORK.clear()
+
+
+def _design_in_workers(jobs: list, workers: int, results: dict, finished) -> None:
+    import concurrent.futures as cf
+    import multiprocessing
+
+    pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    try:
+        futures = {pool.submit(_design, *job): job for job in jobs}
+        for future in cf.as_completed(futures):
+            try:
+                results[futures[future]] = future.result()
+            except Exception:  # noqa: BLE001 - the caller designs what is left and raises the error as it is
+                return
+            finished(*futures[future])
+    finally:  # on an error or Ctrl-C: the jobs not started are dropped, not designed first
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -313,6 +313,19 @@ class CorpusWriter:
     def cases(self) -> list[dict]:
         return list(self._cases)
 
+    def merge(self, other: "CorpusWriter") -> None:
+        """Take ``other``'s cases and data files (written apart, e.g. one operator in a worker process):
+        its files must be new here (the offsets in its entries are into its own files)."""
+        clash = sorted(set(other._blobs) & set(self._blobs))
+        if clash:
+            raise ValueError(f"data file {clash[0]!r} is written by both corpora")
+        again = sorted(other._ids & self._ids)
+        if again:
+            raise ValueError(f"duplicate case id {again[0]!r}")
+        self._blobs.update(other._blobs)
+        self._cases.extend(other._cases)
+        self._ids.update(other._ids)
+
     def write(self, directory: str | Path, extra: dict | None = None) -> list[Path]:
         """Write data files and manifest under ``directory``; returns the paths written."""
         root = Path(directory)
