@@ -264,8 +264,10 @@ def test_broken_spec_names_file_and_key(tmp_path):
     text = (SPECS["matmul"].path and open(SPECS["matmul"].path, encoding="utf-8").read())
     bad = tmp_path / "matmul.yaml"
     bad.write_text(text.replace("k: {labels: [k]}", "k: {labels: [q]}"), encoding="utf-8")
-    with pytest.raises(IndexSpaceError, match=r"matmul.yaml: index_space: index_space.sets.k.labels: 'q' is no tensor's label"):
+    with pytest.raises(IndexSpaceError, match=r"matmul.yaml:(\d+):\d+: index_space.sets.k.labels: 'q' is no tensor's label") as err:
         load(bad)
+    line = int(str(err.value).split(":")[1])
+    assert "labels: [q]" in bad.read_text().splitlines()[line - 1]
 
 
 def test_onnx_models_built_from_the_spec_run_in_onnxruntime():

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from specgen.cli import main
-from specgen.spec.loader import load_all
+from specgen.spec.operators import load_operators
 
 FIXTURES = Path(__file__).parent / "fixtures" / "broken_specs"
 CASES = sorted(p.stem for p in FIXTURES.glob("*.yaml"))
@@ -98,7 +98,7 @@ def test_missing_file_is_a_problem_not_a_traceback():
 
 def test_bundled_specs_pass_with_one_summary_line():
     result = run_lint()
-    specs = list(load_all())
+    specs = list(load_operators())  # the element-wise ones, then the accumulating ones
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [f"lint: {len(specs)} spec(s) OK ({', '.join(specs)})"]
 
@@ -162,3 +162,36 @@ def test_a_standard_formula_may_leave_out_an_attribute_that_standard_fixes(tmp_p
     (tmp_path / "_standards.yaml").write_text((Path(__file__).parents[1] / "specs" / "_standards.yaml").read_text())
     result = run_lint(str(tmp_path / "standard_formula_attribute_unused.yaml"))
     assert result.exit_code == 0, result.output
+
+
+ACCUMULATING_SPECS = Path(__file__).resolve().parent.parent / "specs" / "accumulating"
+
+
+@pytest.mark.parametrize("edit, where, message", [
+    (("  keepdims: {type: bool", "  keepdimz: {type: bool"), "standards.onnx.versions[0].attributes",
+     "'keepdims' is not an attribute of the operator"),
+    (("k: {labels: [k]}", "k: {labels: [q]}"), "index_space.sets.k.labels", "'q' is no tensor's label"),
+    (("dtypes: [float16, float32, float64]", "dtypes: [float16, float24]"), "standards.onnx.versions[0].dtypes",
+     "unknown dtype 'float24'"),
+    (("formula:", "formula: !!python/object:os.system\n  x:"), "", "tag"),
+    (("inputs: [x]", "inputs: 7"), "", "malformed accumulating spec"),
+])
+def test_lint_and_generate_check_accumulating_specs_as_untrusted_input(tmp_path, edit, where, message):
+    """The accumulating specs are linted by default (`specgen lint` counts them) and a broken one is a
+    FILE:LINE:COLUMN problem (or FILE: where no place is known) in lint and generate, never a traceback."""
+    specs = tmp_path / "specs"
+    (specs / "accumulating").mkdir(parents=True)
+    (specs / "_standards.yaml").write_text((ACCUMULATING_SPECS.parent / "_standards.yaml").read_text())
+    name = "matmul.yaml" if "labels" in edit[0] else "reduce_sum.yaml"
+    text = (ACCUMULATING_SPECS / name).read_text()
+    assert edit[0] in text, edit
+    (specs / "accumulating" / name).write_text(text.replace(edit[0], edit[1], 1))
+    result = run_lint("--specs", str(specs))
+    assert "Traceback" not in result.output
+    assert result.exit_code == 1, result.output
+    line = result.output.splitlines()[0]
+    assert line.startswith(str(specs / "accumulating" / name) + ":") and message in line, line
+    if where:
+        assert f": {where}: " in line and line.split(":")[1].isdigit() and line.split(":")[2].isdigit(), line
+    generated = CliRunner().invoke(main, ["generate", "--specs", str(specs), "--out", str(tmp_path / "out")])
+    assert generated.exit_code == 1 and "Traceback" not in generated.output and line in generated.output

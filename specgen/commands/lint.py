@@ -8,9 +8,11 @@ import click
 from specgen.commands.specs_or_exit import specs_option
 from specgen.errors import Problem, SpecError
 from specgen.generate.corpus import breakpoint_problems
+from specgen.indexing.spec import load as load_accumulating_spec
 from specgen.resources import specs_in_use
 from specgen.spec import semantic
 from specgen.spec.loader import STANDARDS_FILE, check_file, load_standards, spec_files
+from specgen.spec.operators import ACCUMULATING
 
 
 def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
@@ -19,17 +21,19 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
     early: list[Problem] = []
     if not paths:
         base = specs_in_use()
-        targets = [(p, str(p)) for p in spec_files(base)]
+        targets = [(p, str(p)) for p in spec_files(base) + spec_files(base / ACCUMULATING)]
         std_path = base / STANDARDS_FILE
     else:
         std_path = None
         for raw in paths:
             p = Path(raw)
             if p.is_dir():
-                found = spec_files(p)
+                found = spec_files(p) + spec_files(p / ACCUMULATING)
                 outside = [semantic.outside_directory(f, p) for f in found]
                 early.extend(o for o in outside if o is not None)
                 targets.extend((f, str(f)) for f, o in zip(found, outside) if o is None)
+                if p.name == ACCUMULATING and not (p / STANDARDS_FILE).exists():
+                    continue  # an accumulating/ folder itself: its specs need no standards file
                 try:
                     std_path = semantic.standards_file(p)  # never a silent fallback to the bundled one
                 except SpecError as exc:
@@ -48,6 +52,18 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
         if not path.exists():
             problems.append(Problem(display, None, "", "no such file"))
             continue
+        if path.parent.name == ACCUMULATING:  # reductions, softmax, contractions: their own format
+            try:
+                acc = load_accumulating_spec(path, display)
+            except SpecError as exc:
+                problems.extend(exc.problems)
+                continue
+            if acc.id in seen_ids:
+                problems.append(Problem(display, None, "id", f"id {acc.id!r} is also used by {seen_ids[acc.id]}"))
+                continue
+            seen_ids[acc.id] = display
+            ok.append(acc.id)
+            continue
         spec, found = check_file(path, standards, display)
         problems.extend(found)
         if spec is not None:
@@ -63,7 +79,8 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
     duplicates = semantic.check_unique(valid)
     problems.extend(duplicates)
     bad = {p.file for p in duplicates}
-    return [spec.id for d, spec in valid.items() if d not in bad], problems
+    accumulating = [i for i in ok if i not in {spec.id for spec in valid.values()}]
+    return [spec.id for d, spec in valid.items() if d not in bad] + accumulating, problems
 
 
 @click.command("lint")

@@ -6,13 +6,12 @@ standard ``accumulation`` (the types a kernel may accumulate in, per dtype, with
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from specgen import dtypes
-from specgen.errors import FormulaError
+from specgen.errors import FormulaError, Problem, SpecError
 from specgen.formula import nodes as n
 from specgen.formula.parser import parse_formula
 from specgen.indexing.space import IndexSpace, IndexSpaceError, parse_index_space
@@ -124,8 +123,59 @@ class AccSpec:
         return out
 
 
+class AccSpecError(SpecError, IndexSpaceError):
+    """A broken accumulating spec: its problems located by file, line, column and key path, as
+    `specgen lint` prints those of the element-wise specs (a SpecError to every command)."""
+
+
+class _Fault(IndexSpaceError):
+    def __init__(self, where: str, message: str):
+        self.where, self.message = where, message
+        super().__init__(f"{where}: {message}")
+
+
 def _fail(path, where, message):
-    raise IndexSpaceError(f"{path}: {where}: {message}")
+    raise _Fault(where, message)
+
+
+def _keypath(where: str) -> tuple:
+    """"standards.onnx.versions[0].dtypes" -> ("standards", "onnx", "versions", 0, "dtypes")."""
+    if where.startswith("("):
+        return ()
+    out: list = []
+    for part in where.split("."):
+        m = re.fullmatch(r"([^\[]*)((?:\[\d+\])*)", part)
+        name, indices = (m.group(1), m.group(2)) if m else (part, "")
+        if name:
+            out.append(name)
+        out.extend(int(i) for i in re.findall(r"\[(\d+)\]", indices))
+    return tuple(out)
+
+
+def load(path: Path, display: str | None = None) -> "AccSpec":
+    """One accumulating spec, read as untrusted input (the YAML reader of the element-wise specs: no
+    tags, size limits); every refusal an AccSpecError naming the file, line, column and key."""
+    from specgen.spec.yaml_source import YamlProblems, read_document
+
+    name = display or str(path)
+    try:
+        doc = read_document(path, name)
+    except YamlProblems as exc:
+        raise AccSpecError(exc.problems) from None
+    try:
+        return _load(path, doc.data)
+    except _Fault as fault:
+        where, message = fault.where, fault.message
+        inner = re.match(r"(index_space(?:\.[\w]+|\[\d+\])+): (.*)", message, re.S)
+        if where == "index_space" and inner:  # the index space's own checks name the key below it
+            where, message = inner.group(1), inner.group(2)
+        kp = _keypath(where)
+        line, column = doc.where(kp)
+        raise AccSpecError([Problem(name, line, where if kp else "", message, column)]) from None
+    except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:  # ill-typed data
+        text = " ".join(str(exc).split())[:200]
+        raise AccSpecError([Problem(name, None, "", f"malformed accumulating spec ({type(exc).__name__}: {text}): "
+                                                    "see docs/accumulation.md for the format")]) from None
 
 
 def _policy(path, where, raw) -> AccumulationPolicy:
@@ -138,8 +188,7 @@ def _policy(path, where, raw) -> AccumulationPolicy:
     return AccumulationPolicy(tuple(raw["allowed"]), tuple(raw.get("reported", ())))
 
 
-def load(path: Path) -> AccSpec:
-    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+def _load(path: Path, raw) -> AccSpec:
     p = str(path)
     if not isinstance(raw, dict):
         _fail(p, "(top)", "a spec is a mapping")
