@@ -67,7 +67,8 @@ def _size_case_version(cell: Cell) -> bool:
     """The version the size cases of the cell's dtype are built at (corpus.size_case_version)."""
     from specgen.generate.corpus import size_case_version
 
-    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name, cell.spec.rank_sweep_once)
+    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name, cell.spec.rank_sweep_once,
+                                         [t.name for t in cell.spec.inputs])
 
 
 def _own_rank_sweep(cell: Cell) -> bool:
@@ -196,10 +197,12 @@ def cells(specs: dict, ops: Iterable[str] = ()) -> list[Cell]:
     for op_id, spec in sorted(specs.items()):
         if ops and op_id not in ops:
             continue
-        x = spec.inputs[0].name
+        from specgen.generate.corpus import case_dtypes
+
+        inputs = [t.name for t in spec.inputs]
         for std in spec.standards.values():
             for ver in std.versions:
-                for dtype in ver.dtypes(x):
+                for dtype in case_dtypes(ver, inputs):
                     out.append(Cell(spec, std, ver, dtype))
     return out
 

@@ -231,18 +231,25 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
     if actual.shape != expected.shape:
         return _structural("shape", f"wrong shape: got {actual.shape}, expected {expected.shape}", expected,
                            metric, context)
-    want = dt.get(case_dtype).numpy
+    # the output's own type where it differs from the inputs' (a comparison's bool or uint8, stored so
+    # in the corpus): an integer result, judged exactly as the integers 0 and 1 are
+    out_dtype = dt.by_numpy(expected.dtype).name
+    want = dt.get(out_dtype).numpy
     if actual.dtype != want:
         return _structural("dtype", f"wrong dtype: got {actual.dtype.name}, expected {np.dtype(want).name}",
                            expected, metric, context)
+    judged_dtype = case_dtype
+    if out_dtype != case_dtype:
+        judged_dtype = "uint8" if out_dtype == "bool" else out_dtype
+        expected, actual = expected.astype(dt.get(judged_dtype).numpy), actual.astype(dt.get(judged_dtype).numpy)
     names = [t.name for t in spec.inputs]
     arrays = {k: np.broadcast_to(np.asarray(inputs[k]), expected.shape) for k in names}
     scalar = expected.ndim == 0  # judged as one element; indices are reported as ()
     if scalar:
         arrays = {k: v.reshape(1) for k, v in arrays.items()}
         expected, actual = expected.reshape(1), actual.reshape(1)
-    judge = _FloatJudge if U.is_float(case_dtype) else _IntJudge
-    args = (spec, standard_key, case_dtype, tol, metric)
+    judge = _FloatJudge if U.is_float(judged_dtype) else _IntJudge
+    args = (spec, standard_key, judged_dtype, tol, metric)
     if judge is _FloatJudge and fast:
         result = _judge_differing(judge, args, arrays, attrs, expected, actual, context)
     elif fast:
@@ -1023,7 +1030,8 @@ class _IntJudge(_Judge):
             ref = self.full(evaluate(self.formula, {**x, **self.attrs}))
         big = np.zeros(self.shape, dtype=bool)
         for v in self.inputs.values():
-            big |= np.abs(v.astype(np.float64)) >= 2.0 ** 52
+            if v.dtype.kind in "iu":  # float inputs are exact in float64 (and may be non-finite)
+                big |= np.abs(v.astype(np.float64)) >= 2.0 ** 52
         if big.any():
             for idx in map(tuple, np.argwhere(big)):
                 ref[idx] = float(self.exact_at(idx))
@@ -1090,5 +1098,7 @@ def _int_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _int_range(dtype: str) -> tuple[int, int]:
+    if dtype == "bool":
+        return 0, 1
     info = np.iinfo(dt.get(dtype).numpy)
     return int(info.min), int(info.max)
