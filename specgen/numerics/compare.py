@@ -248,6 +248,9 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
     if scalar:
         arrays = {k: v.reshape(1) for k, v in arrays.items()}
         expected, actual = expected.reshape(1), actual.reshape(1)
+    flushed_note = None
+    if judged_dtype != case_dtype and U.is_float(case_dtype):
+        arrays, flushed_note = _flushed_where_accepted(spec, standard_key, judged_dtype, arrays, attrs, actual)
     judge = _FloatJudge if U.is_float(judged_dtype) else _IntJudge
     args = (spec, standard_key, judged_dtype, tol, metric)
     if judge is _FloatJudge and fast:
@@ -260,7 +263,43 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
         for e in [result.worst, *result.first]:
             if e is not None:
                 e.index = ()
+    if flushed_note:
+        result.notes.append(flushed_note)
     return result
+
+
+def _flushed_where_accepted(spec, standard_key, out_dtype, arrays, attrs, actual):
+    """An output of its own type (a comparison's truth value) from floating-point inputs: where the
+    spec lets subnormal inputs act as zeros (``subnormal`` flush_allowed or unspecified), an element
+    whose result is the formula's at its subnormal inputs flushed to zeros of their sign is judged
+    at those flushed inputs (and the note says how many): the same rule as the float judge's."""
+    outcomes = _outcomes(spec, "subnormal", standard_key)
+    if not ("flush_allowed" in outcomes or "unspecified" in outcomes):
+        return arrays, None
+    sub = {}
+    for k, v in arrays.items():
+        d = dt.by_numpy(v.dtype)
+        if d.is_float:
+            with np.errstate(all="ignore"):
+                w = v.astype(np.float64)
+                sub[k] = np.isfinite(w) & (w != 0) & (np.abs(w) < d.min_normal)
+    if not sub or not any(m.any() for m in sub.values()):
+        return arrays, None
+    from specgen.numerics.exact import golden
+
+    flushed = {k: (np.where(sub[k], np.zeros_like(v) * np.sign(v.astype(np.float64)).astype(v.dtype), v)
+                   if k in sub else v) for k, v in arrays.items()}
+    flushed = {k: np.ascontiguousarray(np.broadcast_to(v, actual.shape)) for k, v in flushed.items()}
+    alt = np.broadcast_to(golden(spec, flushed, attrs, out_dtype, standard_key).y, actual.shape)
+    any_sub = np.zeros(actual.shape, dtype=bool)
+    for m in sub.values():
+        any_sub |= np.broadcast_to(m, actual.shape)
+    use = any_sub & (np.asarray(actual) == alt)
+    if not use.any():
+        return arrays, None
+    out = {k: np.where(use, flushed[k], np.broadcast_to(v, actual.shape)) for k, v in arrays.items()}
+    return out, (f"subnormal inputs acting as zeros (subnormal: {'/'.join(outcomes)}): "
+                 f"{int(use.sum())} element(s) judged at their flushed inputs")
 
 
 # ----------------------------------------------------------------------------- per element
