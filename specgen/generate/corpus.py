@@ -410,12 +410,13 @@ class OpCorpus:
 
     def pool(self, aset, dtype, std, case_id, var=None) -> np.ndarray:
         var = var or self.x
-        if self.tdtype(var, dtype) == "bool":
+        vd = self.tdtype(var, dtype)  # the input's own dtype (WebNN Where's uint8 condition)
+        if vd == "bool":
             return TRUTH_VALUES
         design = self.design(aset, dtype, var, std=std)
-        vals = np.concatenate([breakpoint_values(design, dtype), specials(dtype),
-                               region_values(design, dtype, PER_REGION, Stream(case_id))])
-        vals = _unique(vals, dtype)
+        vals = np.concatenate([breakpoint_values(design, vd), specials(vd),
+                               region_values(design, vd, PER_REGION, Stream(case_id))])
+        vals = _unique(vals, vd)
         return self._no_overflow(vals, aset, dtype, std) if not self.others else vals
 
     def fill(self, pool: np.ndarray, count: int, case_id: str) -> np.ndarray:
@@ -487,12 +488,13 @@ class OpCorpus:
         for var in self.inputs:
             blocks = {k: [] for k in self.inputs}
             for h in range(len(HELD_FLOAT)):
-                if self.tdtype(var, dtype) == "bool":
+                vd = self.tdtype(var, dtype)
+                if vd == "bool":
                     bp = TRUTH_VALUES
                 else:
                     design = self.design(aset, dtype, var, h, std=std)
                     self.note_unsolved(design)
-                    bp = _unique(np.concatenate([breakpoint_values(design, dtype), specials(dtype)]), dtype)
+                    bp = _unique(np.concatenate([breakpoint_values(design, vd), specials(vd)]), vd)
                 for k in self.inputs:
                     kd = self.tdtype(k, dtype)
                     blocks[k].append(bp if k == var else np.full(bp.shape, held_values(kd)[h], dtype=dt.get(kd).numpy))
@@ -516,7 +518,8 @@ class OpCorpus:
                               {t: v.reshape(shape) for t, v in pairs.items()}, tags=("specials",))
         rid = f"{prefix}/rank{r0}/regions{attr_suffix(aset)}"
         pools = {k: TRUTH_VALUES if self.tdtype(k, dtype) == "bool" else
-                 _unique(region_values(self.design(aset, dtype, k, std=std), dtype, PER_REGION, Stream(f"{rid}#{k}")), dtype)
+                 _unique(region_values(self.design(aset, dtype, k, std=std), self.tdtype(k, dtype), PER_REGION,
+                                       Stream(f"{rid}#{k}")), self.tdtype(k, dtype))
                  for k in self.inputs}
         count = max(len(p) for p in pools.values())
         shape = _fit_rank([count], r0)

@@ -495,7 +495,7 @@ def naive_evaluation_mask(args, inputs, attrs, actual) -> np.ndarray:
         eligible = np.isfinite(a64) & (a64 != 0)
         for v in inputs.values():
             v64 = v.astype(np.float64)
-            eligible &= np.isfinite(v64) & ((v64 == 0) | (np.abs(v64) >= U.fmt(v.dtype).min_normal))
+            eligible &= np.isfinite(v64) & ((v64 == 0) | (np.abs(v64) >= _tiny(v.dtype)))
         if not eligible.any():
             return out
         formula = spec.formula_for(standard)
@@ -751,7 +751,7 @@ class _FloatJudge(_Judge):
         env = {}
         for k, v in safe.items():
             vs = v[sub]
-            tiny = U.fmt(self.inputs[k].dtype).min_normal
+            tiny = _tiny(self.inputs[k].dtype)
             env[k] = np.where((vs != 0) & (np.abs(vs) < tiny), np.copysign(0.0, vs), vs)
         env.update(self.attrs)
         inter = self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype
@@ -855,7 +855,7 @@ class _FloatJudge(_Judge):
             # with a non-finite one may be flushed too: 1e-45 * -inf is -inf, or 0 * -inf = NaN
             variants = [x]
             if "flush_allowed" in _outcomes(self.spec, "subnormal", self.standard):
-                flushed = {k: np.where((v != 0) & (np.abs(v) < U.fmt(self.inputs[k].dtype).min_normal),
+                flushed = {k: np.where((v != 0) & (np.abs(v) < _tiny(self.inputs[k].dtype)),
                                        np.copysign(0.0, v), v) for k, v in x.items()}
                 if any(not np.array_equal(flushed[k], x[k], equal_nan=True) for k in x):
                     variants.append(flushed)
@@ -1134,6 +1134,13 @@ def _int_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.itemsize < 8:
         return np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
     return np.array([float(abs(int(p) - int(q))) for p, q in zip(a.ravel(), np.ravel(b))]).reshape(a.shape)
+
+
+def _tiny(dtype) -> float:
+    """The smallest normal of a float input's dtype; 0 for an integer or bool input (Where's
+    condition among a float operator's inputs), which has no subnormals."""
+    d = dt.by_numpy(dtype)
+    return U.fmt(dtype).min_normal if d.is_float else 0.0
 
 
 def _int_range(dtype: str) -> tuple[int, int]:
