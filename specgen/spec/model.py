@@ -352,6 +352,9 @@ class Attribute:
     # example or a test value, and the corpus leaves them out of its attribute sets.
     excluded: tuple[float, ...] = ()
     excluded_reason: str = ""
+    # an integer attribute's closed set of values (ONNX IsInf's detect_positive: 0, 1): the corpus's
+    # attribute sets take only these, crossed with each other
+    int_values: tuple[int, ...] = ()
 
     def allows(self, value) -> bool:
         if isinstance(value, str):
