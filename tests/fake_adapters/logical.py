@@ -90,8 +90,8 @@ class WhereByArithmetic(CorrectLogical):
 
 
 class LogicalAndBitwise(CorrectLogical):
-    """And as a bitwise and of the bytes: WebNN's non-zero uint8 values other than 1 (2 & 1 = 0) are
-    not treated as true."""
+    """And as a bitwise and of the bytes: WebNN's non-zero uint8 values other than 1 are not treated
+    as true (2 & 1 = 0) nor the result kept to 0 or 1 (255 & 3 = 3)."""
 
     def compute(self, call, formula, x):
         if formula == "1 if a != 0 and b != 0 else 0":
