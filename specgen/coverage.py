@@ -59,6 +59,14 @@ def _settable_attributes(cell: Cell) -> bool:
     return any(a not in fixed for a in cell.spec.numeric_attribute_names)
 
 
+def _open_attributes(cell: Cell) -> bool:
+    """Settable attributes that take any value (a closed integer set, ONNX IsInf's flags, has no
+    boundaries beyond its values: corpus.attribute_boundary_sets leaves it out)."""
+    fixed = cell.std.fixed()
+    closed = {a.name for a in cell.spec.attributes if a.int_values}
+    return any(a not in fixed and a not in closed for a in cell.spec.numeric_attribute_names)
+
+
 def _latest(cell: Cell) -> bool:
     return cell.ver is cell.std.versions[-1]
 
@@ -137,7 +145,8 @@ CLASSES: tuple[CaseClass, ...] = (
     CaseClass("attribute-sets", "every designed attribute set (defaults, examples, test_attributes, generic sets)",
               _settable_attributes, needs_all=_designed_sets),
     CaseClass("attribute-boundaries", "each attribute at its subnormal and huge boundary values "
-              "(the standard's latest version)", lambda c: _settable_attributes(c) and _latest(c),
+              "(the standard's latest version; not the integer attributes with a closed set of values)",
+              lambda c: _open_attributes(c) and _latest(c),
               tags=("attribute-boundary",)),
     CaseClass("layouts", "strided layouts whose memory order differs from the logical order",
               lambda c: bool(c.std.info.strides), tags=("layout",)),
