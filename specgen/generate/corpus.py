@@ -491,7 +491,7 @@ class OpCorpus:
                                    **{k: interleaved_strides(shape) for k in self.outputs}})
         if rules.layout(std.info)["strides"]:
             self.layout_cases(std, ver, dtype, r0, first)
-        if self.others:
+        if self.others and not (spec.broadcast_once and same_table_as_previous(std, ver, dtype, True)):
             self.broadcast_cases(std, ver, dtype, r0, first)
 
     def note_unsolved(self, design):

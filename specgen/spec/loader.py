@@ -165,7 +165,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
 
 TOP_REQUIRED = ("name", "id", "summary", "inputs", "outputs", "attributes", "formula", "special_values",
                 "tolerance", "standards")
-TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once")
+TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once", "broadcast_once")
 
 
 def spec_files(directory: str | Path | None = None) -> list[Path]:
@@ -352,7 +352,8 @@ class _OpBuilder:
                         special_values=specials, tolerance=tolerance, examples=tuple(examples),
                         standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes),
                         choice=choice, special_pairs=isinstance(data.get("special_pairs"), dict),
-                        rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict))
+                        rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict),
+                        broadcast_once=isinstance(data.get("broadcast_once"), dict))
         try:
             return input_transforms.apply(spec)
         except input_transforms.TransformError as exc:

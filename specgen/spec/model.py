@@ -439,6 +439,7 @@ class OpSpec:
     choice: Choice | None = None  # formula chosen by a string attribute; formula is then None
     special_pairs: bool = False  # the corpus pairs every special value of the inputs (spec key special_pairs)
     rank_sweep_once: bool = False  # a dtype's rank sweep only where its row changes (spec key rank_sweep_once)
+    broadcast_once: bool = False  # a dtype's broadcast forms only where its row changes (spec key broadcast_once)
 
     @property
     def numeric_attribute_names(self) -> tuple[str, ...]:
