@@ -27,7 +27,7 @@ def _cases(op, standard, version, dtypes, kinds=DESIGNED):
 
 EQUAL = _cases("equal", "onnx", "19", ("float32", "float16"))
 NOT_EQUAL = _cases("not_equal", "webnn", "2026-06-26", ("float32",))
-WHERE_BROADCAST = _cases("where", "onnx", "16", ("float32",), ("/broadcast-",))
+WHERE_BROADCAST = _cases("where", "onnx", "9", ("float32",), ("/broadcast-",))  # broadcast_once: 16 repeats 9
 WHERE_SPECIALS = _cases("where", "onnx", "16", ("float32",))
 AND_UINT8 = _cases("logical_and", "webnn", "2026-06-26", ("uint8",))
 IS_INF = _cases("is_inf", "onnx", "20", ("float32",))
