@@ -929,24 +929,25 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     x, y = inputs[0], outputs[0]
     ranks = ver.ranks(x)
     r0 = content_rank(ranks)
-    dtype = ver.dtypes(x)[0]
+    dtype = case_dtypes(ver, inputs)[0]  # a dtype every tensor can have (oneDNN Select: not the condition's bool)
     base = _fit_rank([5], r0) if r0 else []
     sets = attribute_sets(spec, std.key, ver.version, dtype)
     fixed = std.fixed()  # attributes the standard does not have are never passed
     attrs = {k: v for k, v in sets[0].values.items() if k not in fixed}
     names = inputs + outputs
 
-    def call(xd=dtype, xs=base, yd=None, ys=base, xst=None, yst=None, **other):
+    def call(xd=None, xs=base, yd=None, ys=base, xst=None, yst=None, **other):
         """Every tensor dense with the base dtype and sizes; x and y (the first input and output)
         and any other tensor (``<name>=(dtype, sizes)``) as given. A tensor whose dtype is not
         given has x's where its table lists it, else the one its table lists (tensor_dtype)."""
         out = {}
+        given = xd if xd is not None else dtype
         for t in names:
             d, s_, st = (xd, xs, xst) if t == x else (yd, ys, yst) if t == y else (None, base, None)
             if t in other:
                 d, s_ = other[t]
             elif d is None:
-                d = tensor_dtype(ver, t, xd)  # an unlisted dtype applies to every input
+                d = tensor_dtype(ver, t, given)  # an unlisted dtype applies to every input
             out[t] = {"dtype": d, "sizes": list(s_), "strides": st}
         return out
 
@@ -970,8 +971,13 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         out.append(Probe(f"rank-{r}", "rank", call(xs=s, ys=s, **_same_as_x(ver, std, x, names, s)), attrs))
     for t in names[1:]:
         same = {p for c in std.constraints for p in c.same if x in c.tensors and t in c.tensors}
+        ref = x
+        if "data_type" not in same:  # a constraint without x (Where: x, y and the output, not the condition)
+            c2 = next((c for c in std.constraints if "data_type" in c.same and t in c.tensors and c.tensors[0] != t), None)
+            if c2 is not None:
+                same, ref = same | {"data_type"}, c2.tensors[0]
         if "data_type" in same:
-            other = [d for d in ver.dtypes(x) if d != dtype] or unlisted
+            other = [d for d in ver.dtypes(ref) if d != tensor_dtype(ver, ref, dtype)] or unlisted
             if other:
                 out.append(Probe(labelled(t, "dtype"), "data_type", _with(call, t, y, yd=other[0]), attrs))
         elif len(ver.dtypes(t)) == 1:  # a tensor of one type of its own (a comparison's bool output)
@@ -988,7 +994,8 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         if base:
             for t in rule.tensors:
                 # sizes that broadcast under no reading: the last dimension one longer
-                out.append(Probe(f"{t}-broadcast", "broadcast", call(**{t: (dtype, [base[-1] + 1])}), attrs))
+                out.append(Probe(f"{t}-broadcast", "broadcast", call(**{t: (tensor_dtype(ver, t, dtype), [base[-1] + 1])}),
+                                 attrs))
             if rule.kind == "multidirectional":
                 # the output is the broadcast shape; here the inputs' shape, so one longer is wrong
                 out.append(Probe("output-broadcast-shape", "broadcast", call(ys=base[:-1] + [base[-1] + 1]), attrs))
@@ -1066,7 +1073,8 @@ def _with(call, t: str, y: str, yd=None, ys=None):
 
 def _same_as_x(ver, std, x, names, sizes) -> dict:
     """Other inputs follow x's sizes where a broadcast rule would otherwise make them legal anyway."""
-    return {t: (ver.dtypes(x)[0], sizes) for t in names[1:] if t in {n for r in ver.broadcast for n in r.tensors}}
+    first = case_dtypes(ver, names)[0] if names else ver.dtypes(x)[0]
+    return {t: (tensor_dtype(ver, t, first), sizes) for t in names[1:] if t in {n for r in ver.broadcast for n in r.tensors}}
 
 
 def large_case_choice(spec, x: str):
