@@ -59,6 +59,14 @@ def _settable_attributes(cell: Cell) -> bool:
     return any(a not in fixed for a in cell.spec.numeric_attribute_names)
 
 
+def _open_attributes(cell: Cell) -> bool:
+    """Settable attributes that take any value (a closed integer set, ONNX IsInf's flags, has no
+    boundaries beyond its values: corpus.attribute_boundary_sets leaves it out)."""
+    fixed = cell.std.fixed()
+    closed = {a.name for a in cell.spec.attributes if a.int_values}
+    return any(a not in fixed and a not in closed for a in cell.spec.numeric_attribute_names)
+
+
 def _latest(cell: Cell) -> bool:
     return cell.ver is cell.std.versions[-1]
 
@@ -67,7 +75,8 @@ def _size_case_version(cell: Cell) -> bool:
     """The version the size cases of the cell's dtype are built at (corpus.size_case_version)."""
     from specgen.generate.corpus import size_case_version
 
-    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name, cell.spec.rank_sweep_once)
+    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name, cell.spec.rank_sweep_once,
+                                         [t.name for t in cell.spec.inputs])
 
 
 def _own_rank_sweep(cell: Cell) -> bool:
@@ -136,7 +145,8 @@ CLASSES: tuple[CaseClass, ...] = (
     CaseClass("attribute-sets", "every designed attribute set (defaults, examples, test_attributes, generic sets)",
               _settable_attributes, needs_all=_designed_sets),
     CaseClass("attribute-boundaries", "each attribute at its subnormal and huge boundary values "
-              "(the standard's latest version)", lambda c: _settable_attributes(c) and _latest(c),
+              "(the standard's latest version; not the integer attributes with a closed set of values)",
+              lambda c: _open_attributes(c) and _latest(c),
               tags=("attribute-boundary",)),
     CaseClass("layouts", "strided layouts whose memory order differs from the logical order",
               lambda c: bool(c.std.info.strides), tags=("layout",)),
@@ -196,10 +206,12 @@ def cells(specs: dict, ops: Iterable[str] = ()) -> list[Cell]:
     for op_id, spec in sorted(specs.items()):
         if ops and op_id not in ops:
             continue
-        x = spec.inputs[0].name
+        from specgen.generate.corpus import case_dtypes
+
+        inputs = [t.name for t in spec.inputs]
         for std in spec.standards.values():
             for ver in std.versions:
-                for dtype in ver.dtypes(x):
+                for dtype in case_dtypes(ver, inputs):
                     out.append(Cell(spec, std, ver, dtype))
     return out
 

@@ -17,7 +17,7 @@ import numpy as np
 @dataclass(frozen=True)
 class DType:
     name: str
-    kind: str  # "float" | "int" | "uint"
+    kind: str  # "float" | "int" | "uint" | "bool"
     bits: int
     numpy: np.dtype
     precision: int | None = None  # floats: significand bits including the implicit one
@@ -56,6 +56,8 @@ class DType:
     # -- integer range
     @property
     def int_range(self) -> tuple[int, int]:
+        if self.kind == "bool":
+            return 0, 1
         if self.kind == "uint":
             return 0, (1 << self.bits) - 1
         return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
@@ -84,6 +86,9 @@ DTYPES: dict[str, DType] = {
         _int("uint32", "uint", 32, np.uint32),
         _int("uint16", "uint", 16, np.uint16),
         _int("uint8", "uint", 8, np.uint8),
+        # a truth value (ONNX tensor(bool)): one byte holding 0 or 1; numerics treat it as the
+        # integers 0 and 1, its only values
+        _int("bool", "bool", 8, np.bool_),
     ]
 }
 

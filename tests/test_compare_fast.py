@@ -61,6 +61,16 @@ def _same_verdicts(spec, standard, dtype, inputs, attrs, expected, actual, label
 SAMPLE_MAX_ELEMENTS = 4096
 
 
+def _mixed(op) -> bool:
+    """An operator whose tensors are not all of the case's dtype (a comparison's truth value, Where's
+    bool condition): judged exactly by compare(), outside judge_elements' per-element float tiers."""
+    spec = SPECS[op]
+    from specgen.generate.corpus import case_dtypes, tensor_dtype
+
+    return any(tensor_dtype(v, t, d) != d for s in spec.standards.values() for v in s.versions
+               for d in case_dtypes(v, [i.name for i in spec.inputs]) for t in v.tensors)
+
+
 def _one_case_per_design(cases, per_dtype: bool = True):
     """One case of each design (breakpoints, regions[alpha=...], sweep, strided, ...) per operator,
     standard and dtype: the versions of a standard repeat a design at other ranks and shapes, which
@@ -75,6 +85,8 @@ def _one_case_per_design(cases, per_dtype: bool = True):
             continue  # a recipe's (size-boundary) elements are its stored source case's, judged there
         if case.op not in SPECS:
             continue  # an accumulating operator: its judge is the index engine's (tests/test_accumulating_operators.py)
+        if _mixed(case.op):
+            continue  # tensors of their own dtypes: tests/test_logical.py
         key = (case.op, case.standard, case.dtype if per_dtype else "", case.id.rsplit("/", 1)[-1])
         if key in seen:
             continue
@@ -110,13 +122,13 @@ def test_fast_path_agrees_with_the_full_judgement_on_a_sample_of_the_committed_c
     sample = sample_of(SPECS)  # every operator: the slow test below
     cases = [c for c in load_corpus(ROOT / "generated" / "vectors").cases if c.op in sample]
     judged, ops = _fast_agrees_with_full_on(_one_case_per_design(cases, per_dtype=False))
-    assert judged > 5_000 and ops == sample
+    assert judged > 5_000 and ops == {o for o in sample if not _mixed(o)}
 
 
 @pytest.mark.slow
 def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
     judged, ops = _fast_agrees_with_full_on(_one_case_per_design(load_corpus(ROOT / "generated" / "vectors").cases))
-    assert judged > 50_000 and ops == set(SPECS)
+    assert judged > 50_000 and ops == {o for o in SPECS if not _mixed(o)}
 
 
 @pytest.mark.parametrize("op", sampled(SPECS, 6))  # two dtypes each: twelve exhaustive sweeps
@@ -155,11 +167,13 @@ def _same_element_verdicts(spec, standard, dtype, inputs, attrs, expected, actua
     return np.bincount(fast.tier, minlength=4)[[GOLDEN_EQUAL, NAIVE_EQUAL, JUDGED]]
 
 
-@pytest.mark.parametrize("op", sorted(SPECS))
+@pytest.mark.parametrize("op", sorted(o for o in SPECS if not _mixed(o)))
 def test_judge_elements_gives_the_full_judgement_per_element(op):
     spec = SPECS[op]
     dtype = "float32"
     rows = [(k, v) for k, s in spec.standards.items() for v in s.versions if dtype in v.dtypes(spec.inputs[0].name)]
+    if not rows:
+        pytest.skip(f"{op} lists no {dtype}")  # the logical operators: bool and uint8 only
     key, _ = rows[-1]
     attrs = attribute_sets(spec, key)[0].values
     if getattr(spec, "choice", None) is not None:  # a string attribute picks the formula

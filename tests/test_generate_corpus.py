@@ -12,7 +12,7 @@ import numpy as np
 
 from specgen import dtypes as dt
 from specgen.generate import rules
-from specgen.generate.corpus import attribute_sets, held_values
+from specgen.generate.corpus import attribute_sets, case_dtypes, held_values
 from specgen.generate.design import analyse_formula, region_index, regions
 from specgen.numerics.ulp import round_fraction, step
 from specgen.generate.tree import import_generated
@@ -32,6 +32,11 @@ VALIDATE = {op: import_generated(ROOT / "generated", "validate", op).validate fo
 # attribute values: numbers, or a string attribute's value (lower_snake_case: approximate=tanh)
 _VALUE = r"[a-z_]+=(?:[-+0-9.e]+|[a-z][a-z0-9_]*)"
 ID = re.compile(r"^[a-z_]+/[a-z]+-[a-z0-9_.-]+/[a-z0-9]+/rank\d+/[a-z0-9_-]+(\[" + _VALUE + "(," + _VALUE + r")*\])?$")
+
+
+def _dtypes(op, ver):
+    """The dtypes a row's cases are made for (every input's, where every tensor can have it: Where's bool)."""
+    return case_dtypes(ver, [t.name for t in SPECS[op].inputs])
 
 
 def _rows():
@@ -55,7 +60,7 @@ def test_every_standard_version_dtype_and_rank_has_cases():
     from specgen.generate.corpus import same_table_as_previous
 
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes(X[op]):
+        for dtype in _dtypes(op, ver):
             ranks = set(rules.tested_ranks(ver.ranks(X[op])))
             owner = ver  # a version repeating its predecessor's table has its rank sweep there
             while same_table_as_previous(std, owner, dtype, spec.rank_sweep_once):
@@ -64,7 +69,7 @@ def test_every_standard_version_dtype_and_rank_has_cases():
     # and nothing outside the tables
     for c in POSITIVE:
         ver = SPECS[c.op].standards[c.standard].version(c.version)
-        assert c.dtype in ver.dtypes(X[c.op]) and ver.ranks(X[c.op]).allows(len(c.shapes[X[c.op]])), c.id
+        assert c.dtype in _dtypes(c.op, ver) and ver.ranks(X[c.op]).allows(len(c.shapes[X[c.op]])), c.id
 
 
 def test_every_attribute_set_per_row_and_dtype():
@@ -72,7 +77,7 @@ def test_every_attribute_set_per_row_and_dtype():
     for c in POSITIVE:
         names[(c.op, c.standard, c.version, c.dtype)].add(c.tags[1])
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes(X[op]):
+        for dtype in _dtypes(op, ver):
             want = {a.name for a in attribute_sets(spec, key, ver.version, dtype)}
             assert want <= names[(op, key, ver.version, dtype)], (op, key, ver.version, dtype)
 
@@ -93,7 +98,11 @@ def test_attribute_sets_make_every_attribute_matter():
                         assert {tuple(sorted((k, v) for k, v in s.items() if k != a))
                                 for s in sets if s[a] == value} == numeric, (op, key, a, value)
                     continue
-                zero_allowed = next(d for d in spec.attributes if d.name == a).allows(0.0)  # Celu: alpha != 0
+                declared = next(d for d in spec.attributes if d.name == a)
+                if declared.int_values:  # an integer attribute with a closed set of values: each of them
+                    assert {s[a] for s in sets} == {float(v) for v in declared.int_values}, (op, key, a)
+                    continue
+                zero_allowed = declared.allows(0.0)  # Celu: alpha != 0
                 assert any(s[a] < 0 for s in sets) and any(s[a] == 0 for s in sets) == zero_allowed, (op, key, a)
             if len(spec.numeric_attribute_names) == 2 and not fixed:
                 a, b = spec.numeric_attribute_names
@@ -146,13 +155,16 @@ def test_every_region_is_populated_and_the_middle_dominates():
         spec = SPECS[c.op]
         data = c.load()
         for var in [t.name for t in spec.inputs]:
+            vd = c.dtypes[var]  # the input's own dtype (Where's condition: bool, both its values)
+            if vd == "bool":
+                continue
             # the other inputs are held at the first held value while an input's regions are designed
-            held = {t.name: held_values(c.dtype)[0] for t in spec.inputs if t.name != var}
+            held = {t.name: held_values(c.dtypes[t.name])[0] for t in spec.inputs if t.name != var}
             plain, numeric = spec.resolve(_computed(c), c.standard)  # a string attribute picks the formula
             design = analyse_formula(plain, {**numeric, **held}, var)
             idx = region_index(data[var].ravel(), design.bounds)
-            for k, region in enumerate(regions(design.bounds, c.dtype)):
-                if _holds_values(region, c.dtype):
+            for k, region in enumerate(regions(design.bounds, vd)):
+                if _holds_values(region, vd):
                     assert (idx == 2 * k).sum() > 0, (c.id, var, k, region)
         if c.op == "hard_sigmoid" and c.attributes["alpha"] != 0 and dt.get(c.dtype).is_float:
             y = c.load()["y"].astype(np.float64)
@@ -169,17 +181,19 @@ def _breakpoint_designs(c):
     spec, computed = spec.resolve(_computed(c), c.standard)  # a string attribute picks the formula
     if len(names) == 1:
         return [(var, analyse_formula(spec, computed, var))]
-    return [(var, analyse_formula(spec, {**computed, **{k: h for k in names if k != var}}, var))
-            for h in held_values(c.dtype)]
+    return [(var, analyse_formula(spec, {**computed, **{k: held_values(c.dtypes[k])[i] for k in names if k != var}}, var))
+            for i in range(len(held_values(c.dtype)))]
 
 
 def test_breakpoints_are_bracketed_one_ulp_either_side():
     for c in POSITIVE:
         if "breakpoints" not in c.tags:
             continue
-        d = dt.get(c.dtype)
         data = c.load()
         for var, design in _breakpoint_designs(c):
+            if c.dtypes[var] == "bool":
+                continue  # a truth value's design is both its values
+            d = dt.get(c.dtypes[var])
             x = set(data[var].ravel().view(d.uint_view).tolist())
             for bp in design.breakpoints:
                 if not d.is_float:
@@ -188,11 +202,11 @@ def test_breakpoints_are_bracketed_one_ulp_either_side():
                     vals = {int(v) for v in data[var].ravel()}
                     assert want <= vals, (c.id, bp)
                     continue
-                near = np.array([round_fraction(bp.value, c.dtype)]).astype(d.numpy)
+                near = np.array([round_fraction(bp.value, c.dtypes[var])]).astype(d.numpy)
                 if not np.isfinite(near.astype(np.float64))[0]:
                     continue
                 for k in (-1, 0, 1):
-                    assert int(step(near, k, c.dtype).view(d.uint_view)[0]) in x, (c.id, bp, k)
+                    assert int(step(near, k, c.dtypes[var]).view(d.uint_view)[0]) in x, (c.id, bp, k)
 
 
 def test_special_values_in_every_float_row():
@@ -200,7 +214,8 @@ def test_special_values_in_every_float_row():
     for c in POSITIVE:
         if "breakpoints" not in c.tags or not dt.get(c.dtype).is_float:
             continue
-        x = c.load()[X[c.op]].astype(np.float64).ravel()
+        # the first input of the case's dtype (Where: x, not the bool condition)
+        x = c.load()[next(t.name for t in SPECS[c.op].inputs if c.dtypes[t.name] == c.dtype)].astype(np.float64).ravel()
         key = (c.op, c.standard, c.version, c.dtype)
         if np.isnan(x).any():
             seen[key].add("nan")
@@ -212,7 +227,7 @@ def test_special_values_in_every_float_row():
         if ((np.abs(x) < tiny) & (x != 0)).any():
             seen[key].add("subnormal")
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes(X[op]):
+        for dtype in _dtypes(op, ver):
             if dt.get(dtype).is_float:
                 assert seen[(op, key, ver.version, dtype)] == {"nan", "inf", "zeros", "subnormal"}, (op, key, ver.version, dtype)
 
@@ -233,7 +248,8 @@ def test_negative_cases_cover_every_rule_of_every_table_row():
         rules_seen[(c.op, c.standard, c.version)].add(c.tags[1])
     for op, spec, key, std, ver in _rows():
         want = {"unknown-attribute"} if std.info.unknown_attributes == "rejected" else set()
-        if [d for d in std.info.dtype_names if d not in ver.dtypes(X[op])]:
+        # bool counts only for an operator that lists it somewhere (corpus.negative_probes)
+        if [d for d in std.info.dtype_names if d not in ver.dtypes(X[op]) and (d != "bool" or "bool" in spec.all_dtypes())]:
             want.add("dtype")
         r = ver.ranks(X[op])
         if not r.unspecified and (r.max is not None or (r.min or 0) > 0):
@@ -257,7 +273,7 @@ def test_negative_cases_cover_every_rule_of_every_table_row():
 def test_in_place_strided_large_and_awkward_sizes():
     in_place = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if c.in_place}
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes(X[op]):
+        for dtype in _dtypes(op, ver):
             assert ((op, key, ver.version, dtype) in in_place) == bool(std.in_place), (op, key, ver.version, dtype)
     strided = [c for c in POSITIVE if c.strides[X[c.op]] is not None]
     assert strided and all(rules.layout(SPECS[c.op].standards[c.standard].info)["strides"] for c in strided)
@@ -396,7 +412,7 @@ def test_a_version_that_repeats_its_predecessors_table_has_no_rank_sweep_of_its_
     sweeps = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if "rank-sweep" in c.tags}
     designed = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if "breakpoints" in c.tags}
     for op, spec, key, std, ver in _rows():
-        for dtype in ver.dtypes(X[op]):
+        for dtype in _dtypes(op, ver):
             row = (op, key, ver.version, dtype)
             assert row in designed, row
             assert (row in sweeps) != same_table_as_previous(std, ver, dtype, spec.rank_sweep_once), row

@@ -58,8 +58,9 @@ def _reproduce(cases):
             continue  # a recipe's (size-boundary) elements are its stored source case's, checked there
         t = case.load()
         names = [i.name for i in SPECS[case.op].inputs]
+        ins = {n: t[n] for n in names}  # before the primary input and the output take "x" and "y" (Where has both)
         t = {**t, "x": t[names[0]], "y": t[SPECS[case.op].outputs[0].name]}  # the primary input and the output
-        got = REFS[case.op](*[t[n] for n in names], **case.attributes, standard=case.standard, version=case.version)
+        got = REFS[case.op](*[ins[n] for n in names], **case.attributes, standard=case.standard, version=case.version)
         assert got.dtype == t["y"].dtype and got.shape == t["y"].shape, case.id
         same = _same_bits(got, t["y"])
         plain, _ = SPECS[case.op].resolve(case.attributes, case.standard)  # a string attribute picks the formula
@@ -79,7 +80,7 @@ def _reproduce(cases):
             inexact[case.id] = int((~same).sum())
         # rank-0 arrays are judged as one-element vectors (an elementwise op does not care; compare()
         # still trips over a 0-d array with a subnormal input)
-        ins = {n: t[n].reshape(-1) if t["y"].ndim == 0 else t[n] for n in names}
+        ins = {n: v.reshape(-1) if t["y"].ndim == 0 else v for n, v in ins.items()}
         y, g = (a.reshape(-1) if a.ndim == 0 else a for a in (t["y"], got))
         result = compare(SPECS[case.op], case.standard, case.dtype, ins, case.attributes, y, g)
         assert result.ok, (case.id, result.summary())

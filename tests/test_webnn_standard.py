@@ -30,7 +30,12 @@ WEBNN_NAME = {"hard_sigmoid": "hardSigmoid", "softsign": "softsign", "shrink": N
               "cosh": None, "asinh": None, "acosh": None, "atanh": None,
               # issue 23's binary arithmetic: WebNN's element-wise binary operations (no modulo)
               "add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "max", "minimum": "min",
-              "power": "pow", "mod": None}
+              "power": "pow", "mod": None,
+              # issue 23's comparisons and logical operators (element-wise logical operations) and where
+              "equal": "equal", "not_equal": "notEqual", "greater": "greater", "greater_or_equal": "greaterOrEqual",
+              "less": "lesser", "less_or_equal": "lesserOrEqual", "logical_and": "logicalAnd",
+              "logical_or": "logicalOr", "logical_xor": "logicalXor", "logical_not": "logicalNot", "is_nan": "isNaN",
+              "is_inf": "isInfinite", "where": "where"}
 # Specs WebNN defines whose webnn row is still to be written (docs/webnn.md has their options).
 PENDING: set[str] = set()
 
@@ -62,9 +67,11 @@ def test_which_webnn_operators_the_specs_name_and_which_not():
     assert named == sorted(["elu", "gelu", "hardSigmoid", "hardSwish", "identity", "leakyRelu", "linear", "prelu",
                             "relu", "sigmoid", "softplus", "softsign", "tanh", "abs", "ceil", "cos", "erf", "exp",
                             "floor", "log", "neg", "reciprocal", "roundEven", "sign", "sin", "sqrt", "tan",
-                            "add", "sub", "mul", "div", "max", "min", "pow"])
+                            "add", "sub", "mul", "div", "max", "min", "pow",
+                            "equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual", "logicalAnd",
+                            "logicalOr", "logicalXor", "logicalNot", "isNaN", "isInfinite", "where"])
     missing = [o for o in OPERATORS if o not in named]
-    assert len(missing) == 61
+    assert len(missing) == 48
     assert [o for o in ACTIVATION_FAMILY if o in missing] == [o for o in ACTIVATION_FAMILY if o not in named]
 
 
@@ -135,5 +142,5 @@ def test_standard_rules_are_validated(tmp_path):
         load_standards(bad)
     message = str(exc.value)
     # the schema (specgen/schemas/standards.schema.json) says what is allowed, with file:line:column
-    assert "_standards.yaml:110:5: standards.webnn.attribute_cast:" in message and "float32, input" in message
-    assert "_standards.yaml:111:5: standards.webnn.unknown_attributes:" in message and "rejected, ignored" in message
+    assert "_standards.yaml:112:5: standards.webnn.attribute_cast:" in message and "float32, input" in message
+    assert "_standards.yaml:113:5: standards.webnn.unknown_attributes:" in message and "rejected, ignored" in message

@@ -404,7 +404,13 @@ class Call:
             binding = std.attributes.get(name) if std is not None else None
             std_name = binding.name if binding is not None else name
             # a string attribute's value in the standard's spelling (GELU approximate erf -> ONNX 'none')
-            out[std_name] = binding.spell(self.attributes[name]) if binding is not None else self.attributes[name]
+            value = binding.spell(self.attributes[name]) if binding is not None else self.attributes[name]
+            declared = next((a for a in getattr(self.spec, "attributes", ()) or ()
+                             if getattr(a, "name", None) == name), None)
+            if getattr(declared, "type", None) in ("int64", "int32") and isinstance(value, float) \
+                    and value.is_integer():
+                value = int(value)  # an integer attribute (ONNX IsInf's detect_positive) passed as one
+            out[std_name] = value
         return out
 
     @property

@@ -7,7 +7,7 @@ import numpy as np
 DTYPE_TO_ONNX = {
     "float32": "FLOAT", "float16": "FLOAT16", "float64": "DOUBLE", "bfloat16": "BFLOAT16",
     "int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64",
-    "uint8": "UINT8", "uint16": "UINT16", "uint32": "UINT32", "uint64": "UINT64",
+    "uint8": "UINT8", "uint16": "UINT16", "uint32": "UINT32", "uint64": "UINT64", "bool": "BOOL",
 }
 
 
@@ -129,6 +129,12 @@ def probe_attributes(std, dtype: str) -> dict:
     return out
 
 
+def get_dtype(name: str):
+    from specgen.dtypes import get
+
+    return get(name)
+
+
 def sample_input(dtype: str) -> np.ndarray:
     from specgen.dtypes import get
 
@@ -146,6 +152,7 @@ def call_key(call, ranked: bool = False, flat: bool = False) -> tuple:
     """Cache key of a one-node model: op, opset, dtype and the attributes the call passes (and the
     ranks, for a ``ranked`` model; "flat" for a ``flat`` one)."""
     return (call.op, call.version, call.dtype,
+            tuple(_dtype_of(a) for a in call.inputs.values()) + tuple(i.dtype for i in call.outputs.values()),
             tuple(sorted((k, repr(v)) for k, v in call.std_attributes(True).items())),
             "flat" if flat else tuple(a.ndim for a in call.inputs.values()) if ranked else None)
 
@@ -171,20 +178,27 @@ class ProbedOnnxClaims:
         if self._claims is not None:
             return self._claims
         claims = []
+        from specgen.generate.corpus import case_dtypes, tensor_dtype
+
         for spec, std in onnx_specs(self.specs):
             in_names = [std.tensors[t.name].name for t in spec.inputs]
             out_names = [std.tensors[t.name].name for t in spec.outputs]
             for v in std.versions:
                 works = []
-                for dtype in v.dtypes():
+                for dtype in case_dtypes(v, [t.name for t in spec.inputs]):
+                    # each tensor's dtype in a case of this dtype (a comparison's output: bool)
+                    tdt = {std.tensors[t.name].name: tensor_dtype(v, t.name, dtype) for t in spec.inputs + spec.outputs}
                     shapes = None if self.probe_rank is None else ranked_shapes(in_names + out_names, self.probe_rank)
                     model = build_model(std.operator, std.domain, int(v.version), in_names, out_names,
-                                        {n: dtype for n in in_names + out_names}, probe_attributes(std, dtype), shapes)
+                                        tdt, probe_attributes(std, dtype), shapes)
                     try:
-                        x = sample_input(dtype)
+                        feeds = {n: sample_input(tdt[n]) for n in in_names}
+                        x = feeds[in_names[0]]
                         with np.errstate(all="ignore"):
-                            out = np.asarray(self._probe_once(model, probe_feeds(in_names, x)))
-                        if out.dtype != x.dtype:
+                            out = np.asarray(self._probe_once(model, probe_feeds(in_names, x) if len(set(tdt.values())) == 1
+                                                              else feeds))
+                        want = get_dtype(tdt[out_names[0]]).numpy
+                        if out.dtype != want:
                             raise TypeError(f"returned {out.dtype} for {x.dtype} input")
                         works.append(dtype)
                     except Exception as exc:

@@ -309,22 +309,34 @@ class WebNNChromiumAdapter(Adapter):
             versions = tuple(v.version for v in std.versions)
             if not isinstance(op_limits, dict):
                 for v in versions:
-                    for d in std.version(v).dtypes(spec.inputs[0].name):
+                    for d in std.version(v).dtypes():
                         self._unclaimed[(spec.id, STANDARD, v, d)] = \
                             f"opSupportLimits() has no entry {std.operator!r}"
                 continue
+            from specgen.generate.corpus import case_dtypes, tensor_dtype
+
             first = std.tensors[spec.inputs[0].name].name
             tensor_limits = op_limits.get(first) or {}
-            dtypes = tuple(d for d in tensor_limits.get("dataTypes", []) if d in std.info.dtype_names)
             rank = tensor_limits.get("rankRange") or {}
+            inputs = [t.name for t in spec.inputs]
             for v in versions:
-                for d in std.version(v).dtypes(spec.inputs[0].name):
-                    if d not in dtypes:
-                        self._unclaimed[(spec.id, STANDARD, v, d)] = \
-                            f"opSupportLimits().{std.operator}.{first}.dataTypes is {tensor_limits.get('dataTypes')}"
-            claims.append(Claim(op=spec.id, standard=STANDARD, versions=versions, dtypes=dtypes,
-                                ranks=(rank.get("min"), rank.get("max")), rejects=True,
-                                note=f"from opSupportLimits().{std.operator}"))
+                ver = std.version(v)
+                dtypes = []
+                for d in case_dtypes(ver, inputs):
+                    # every input in the dtype it has in a case of d (Where: a uint8 condition)
+                    missing = [(std.tensors[t].name, tensor_dtype(ver, t, d)) for t in inputs
+                               if tensor_dtype(ver, t, d) not in
+                               (op_limits.get(std.tensors[t].name) or {}).get("dataTypes", [])]
+                    if missing:
+                        name, want = missing[0]
+                        self._unclaimed[(spec.id, STANDARD, v, d)] = (
+                            f"opSupportLimits().{std.operator}.{name}.dataTypes is "
+                            f"{(op_limits.get(name) or {}).get('dataTypes')} (no {want})")
+                    else:
+                        dtypes.append(d)
+                claims.append(Claim(op=spec.id, standard=STANDARD, versions=(v,), dtypes=tuple(dtypes),
+                                    ranks=(rank.get("min"), rank.get("max")), rejects=True,
+                                    note=f"from opSupportLimits().{std.operator}"))
         claims += self._accumulating_claims(limits)
         self._claims = claims
         return claims

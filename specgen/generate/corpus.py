@@ -65,9 +65,34 @@ def _golden(resolved, inputs, dtype: str, standard: str):
     return golden(spec, inputs, attributes, dtype, standard)
 
 
+def tensor_dtype(ver, tensor: str, dtype: str) -> str:
+    """The dtype ``tensor`` has in a case of ``dtype``: that dtype where the version's table lists it
+    for the tensor, else the one dtype the table lists (a comparison's tensor(bool) or uint8 output,
+    Where's bool condition)."""
+    allowed = ver.dtypes(tensor)
+    if dtype in allowed or len(allowed) != 1:
+        return dtype
+    if all(s.dtypes == allowed for s in ver.tensors.values()):
+        return dtype  # one dtype for the whole row (ONNX Celu-12: float32): a probe's dtype applies to every tensor
+    return allowed[0]
+
+
+def case_dtypes(ver, inputs: list[str]) -> list[str]:
+    """The dtypes a version's cases are made for: every dtype its table lists for an input (Where:
+    its values' types, ONNX's bool among them), in the order listed."""
+    listed = dict.fromkeys(d for t in inputs for d in ver.dtypes(t))
+    # only those every tensor can have in a case (oneDNN Select: bool is the condition's alone)
+    return [d for d in listed if all(tensor_dtype(ver, t, d) in ver.dtypes(t) for t in ver.tensors)]
+
+
+TRUTH_VALUES = np.array([False, True])  # every value of a bool tensor: its design is both
+
+
 def held_values(dtype: str) -> list:
     """The values the other inputs are held at while one input's breakpoints are designed."""
     d = dt.get(dtype)
+    if d.kind == "bool":
+        return [True, False]
     if d.is_float:
         return [f32(v) for v in HELD_FLOAT]
     return [v if d.kind == "int" else abs(v) for v in HELD_INT]
@@ -129,6 +154,17 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
     fixed = {k: v for k, v in spec.standards[standard].fixed().items() if k in names}
     for t in spec.test_attributes:
         sets.append(AttrSet(t.name.replace("_", "-"), {k: f32(t.values[k]) for k in names}))
+    declared = {a.name: a for a in spec.attributes}
+    closed = [k for k in names if declared[k].int_values]
+    if closed and len(closed) == len(names):  # integer flags (ONNX IsInf): every combination of their values
+        import itertools
+
+        for combo in itertools.product(*[declared[k].int_values for k in closed]):
+            sets.append(AttrSet("-".join(f"{k}-{v}" for k, v in zip(closed, combo)).replace("_", "-"),
+                                {k: float(v) for k, v in zip(closed, combo)}))
+        if fixed:
+            sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
+        return _dedupe_sets(sets, names, declared)
     base = [GENERIC_VALUES[i % len(GENERIC_VALUES)] for i in range(len(names))]
     sets.append(AttrSet("distinct", {k: f32(v) for k, v in zip(names, base)}))
     sets.append(AttrSet("reversed", {k: f32(v) for k, v in zip(names, reversed(base))}))
@@ -139,8 +175,11 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
     sets.append(AttrSet("wide", {k: f32(10 * v) for k, v in zip(names, base)}))
     if fixed:  # the standard has no such attribute: every set uses its fixed value
         sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
+    return _dedupe_sets(sets, names, declared)
+
+
+def _dedupe_sets(sets, names, declared) -> list[AttrSet]:
     out, seen = [], set()
-    declared = {a.name: a for a in spec.attributes}
     for s in sets:
         key = tuple(s.values[k] for k in names)
         if any(not declared[k].allows(v) for k, v in s.values.items() if k in declared):
@@ -166,8 +205,9 @@ def attribute_boundary_sets(spec, standard: str) -> list[AttrSet]:
     fixed = spec.standards[standard].fixed()
     base = attribute_sets(spec, standard)[0].values
     out = []
+    closed = {a.name for a in spec.attributes if a.int_values}  # flags take their listed values only
     for k in spec.numeric_attribute_names:
-        if k in fixed:
+        if k in fixed or k in closed:
             continue
         for label, value in ATTRIBUTE_BOUNDARIES:
             out.append(AttrSet(f"boundary-{k}-{label}", {**base, k: f32(value)}))
@@ -199,10 +239,11 @@ def same_table_as_previous(std, ver, dtype: str, once: bool = False) -> bool:
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
-def size_case_version(std, dtype: str, x: str, once: bool = False):
+def size_case_version(std, dtype: str, x: str, once: bool = False, inputs=None):
     """The version whose rank sweep the size cases of ``dtype`` gather from: the latest listing
     the dtype with a rank sweep of its own (not a repeat of its predecessor's table)."""
-    own = [v for v in std.versions if dtype in v.dtypes(x) and not same_table_as_previous(std, v, dtype, once)]
+    own = [v for v in std.versions if dtype in case_dtypes(v, inputs or [x])
+           and not same_table_as_previous(std, v, dtype, once)]
     return own[-1] if own else None
 
 
@@ -279,6 +320,19 @@ class OpCorpus:
         self.y = self.outputs[0]
         self.others = self.inputs[1:]
         self.made: dict[str, dict] = {}  # case id -> tensors of the positive cases made so far (sources of recipes)
+        self.ver = None  # the table row being built: each tensor's dtype follows it (tensor_dtype)
+
+    def tdtype(self, tensor: str, dtype: str) -> str:
+        return tensor_dtype(self.ver, tensor, dtype) if self.ver is not None else dtype
+
+    def gold(self, aset, std, inputs, dtype):
+        """golden() of a case of ``dtype``, its output in the output tensor's own dtype (a bool
+        output is computed as the integers 0 and 1)."""
+        out = self.tdtype(self.y, dtype)
+        g = _golden(self.numeric(aset, std, dtype), inputs, "uint8" if out == "bool" else out, std.key)
+        if out == "bool":
+            g.y = g.y.astype(bool)
+        return g
 
     def numeric(self, aset, std, dtype=None):
         """(the plain operator this attribute set computes, its numeric attribute values): a
@@ -293,10 +347,11 @@ class OpCorpus:
         own designed pools), or a dict of every input's array, already shaped."""
         spec = self.spec
         case_id = f"{spec.id}/{std.key}-{ver.version}/{dtype}/rank{rank}/{label}{attr_suffix(aset)}"
+        self.ver = ver
         if isinstance(values, dict):
-            inputs = {k: np.asarray(v, dtype=dt.get(dtype).numpy) for k, v in values.items()}
+            inputs = {k: np.asarray(v, dtype=dt.get(self.tdtype(k, dtype)).numpy) for k, v in values.items()}
         else:
-            values = np.asarray(values, dtype=dt.get(dtype).numpy)
+            values = np.asarray(values, dtype=dt.get(self.tdtype(self.x, dtype)).numpy)
             shape = list(shape) if shape is not None else _fit_rank([values.size], rank)
             inputs = {self.x: values.reshape(shape)}
             for k in self.others:
@@ -306,7 +361,7 @@ class OpCorpus:
         if self.others:
             inputs, g = self._no_overflow_paired(inputs, aset, dtype, std)
         if g is None:
-            g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
+            g = self.gold(aset, std, inputs, dtype)
         if g.overflow.any():
             raise AssertionError(f"{case_id}: integer overflow in designed values")
         if g.undefined is not None and g.undefined.any():
@@ -315,7 +370,7 @@ class OpCorpus:
         tensors = {**inputs, self.y: g.y}
         self.w.add(id=case_id, op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
                    violations=[], shapes={k: list(v.shape) for k, v in tensors.items()},
-                   dtypes={k: dtype for k in tensors},
+                   dtypes={k: self.tdtype(k, dtype) for k in tensors},
                    strides={k: (strides or {}).get(k) for k in tensors},
                    in_place=in_place, attributes=dict(aset.values), attributes_given=given,
                    tolerance=_tolerance(spec, dtype), tags=[label.split("/")[0], aset.name, *tags],
@@ -339,10 +394,10 @@ class OpCorpus:
         if dt.get(dtype).is_float:
             return inputs, None
         for attempt in range(3):
-            g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
+            g = self.gold(aset, std, inputs, dtype)
             if g.undefined is not None and g.undefined.any():
                 inputs = {k: (_set_feeding(v, g.undefined, 1) if k != self.x else v) for k, v in inputs.items()}
-                g = _golden(self.numeric(aset, std, dtype), inputs, dtype, std.key)
+                g = self.gold(aset, std, inputs, dtype)
             if not g.overflow.any():
                 return inputs, g
             if attempt:  # the primary input is 0 there already
@@ -361,14 +416,14 @@ class OpCorpus:
         """Drop integer inputs whose result overflows (the spec leaves overflow unspecified)."""
         if dt.get(dtype).is_float or len(values) == 0:
             return values
-        g = _golden(self.numeric(aset, std, dtype), {self.x: values}, dtype, std.key)
+        g = self.gold(aset, std, {self.x: values}, dtype)
         return values[~g.overflow]
 
     def design(self, aset, dtype, var=None, held_index: int = 0, std=None):
         """The breakpoint analysis of ``var`` (default: the primary input) with the other inputs
         held at one of the held values."""
         var = var or self.x
-        others = {k: held_values(dtype)[held_index] for k in self.inputs if k != var}
+        others = {k: held_values(self.tdtype(k, dtype))[held_index] for k in self.inputs if k != var}
         # the attribute values the standard computes with (WebNN casts options to the input's dtype)
         if std is not None:
             spec, values = self.numeric(aset, std, dtype)
@@ -381,10 +436,13 @@ class OpCorpus:
 
     def pool(self, aset, dtype, std, case_id, var=None) -> np.ndarray:
         var = var or self.x
+        vd = self.tdtype(var, dtype)  # the input's own dtype (WebNN Where's uint8 condition)
+        if vd == "bool":
+            return TRUTH_VALUES
         design = self.design(aset, dtype, var, std=std)
-        vals = np.concatenate([breakpoint_values(design, dtype), specials(dtype),
-                               region_values(design, dtype, PER_REGION, Stream(case_id))])
-        vals = _unique(vals, dtype)
+        vals = np.concatenate([breakpoint_values(design, vd), specials(vd),
+                               region_values(design, vd, PER_REGION, Stream(case_id))])
+        vals = _unique(vals, vd)
         return self._no_overflow(vals, aset, dtype, std) if not self.others else vals
 
     def fill(self, pool: np.ndarray, count: int, case_id: str) -> np.ndarray:
@@ -397,6 +455,7 @@ class OpCorpus:
     # -- all cases of one table row and dtype
     def row(self, std, ver, dtype):
         spec = self.spec
+        self.ver = ver
         ranks = ver.ranks(self.x)
         r0 = content_rank(ranks)
         prefix = f"{spec.id}/{std.key}-{ver.version}/{dtype}"
@@ -439,7 +498,7 @@ class OpCorpus:
                                    **{k: interleaved_strides(shape) for k in self.outputs}})
         if rules.layout(std.info)["strides"]:
             self.layout_cases(std, ver, dtype, r0, first)
-        if self.others:
+        if self.others and not (spec.broadcast_once and same_table_as_previous(std, ver, dtype, True)):
             self.broadcast_cases(std, ver, dtype, r0, first)
 
     def note_unsolved(self, design):
@@ -454,27 +513,39 @@ class OpCorpus:
         prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}"
         for var in self.inputs:
             blocks = {k: [] for k in self.inputs}
-            for h, value in enumerate(held_values(dtype)):
-                design = self.design(aset, dtype, var, h, std=std)
-                self.note_unsolved(design)
-                bp = _unique(np.concatenate([breakpoint_values(design, dtype), specials(dtype)]), dtype)
+            for h in range(len(HELD_FLOAT)):
+                vd = self.tdtype(var, dtype)
+                if vd == "bool":
+                    bp = TRUTH_VALUES
+                else:
+                    design = self.design(aset, dtype, var, h, std=std)
+                    self.note_unsolved(design)
+                    bp = _unique(np.concatenate([breakpoint_values(design, vd), specials(vd)]), vd)
                 for k in self.inputs:
-                    blocks[k].append(bp if k == var else np.full(bp.shape, value, dtype=bp.dtype))
+                    kd = self.tdtype(k, dtype)
+                    blocks[k].append(bp if k == var else np.full(bp.shape, held_values(kd)[h], dtype=dt.get(kd).numpy))
             values = {k: np.concatenate(v) for k, v in blocks.items()}
             shape = _fit_rank([values[self.x].size], r0)
             self.positive(std, ver, dtype, r0, f"breakpoints-{var}", aset,
                           {k: v.reshape(shape) for k, v in values.items()}, tags=("breakpoints",))
         if self.spec.special_pairs:  # every special value of the primary input against every one of each other
-            sp = specials(dtype)
+            def sp_of(t):
+                d = self.tdtype(t, dtype)
+                return TRUTH_VALUES if d == "bool" else specials(d)
+            sp = sp_of(self.x)
             for k in self.others:
-                held = {o: held_values(dtype)[0] for o in self.others if o != k}
-                shape = _fit_rank([sp.size * sp.size], r0)
-                pairs = {self.x: np.repeat(sp, sp.size), k: np.tile(sp, sp.size),
-                         **{o: np.full(sp.size * sp.size, v, dtype=sp.dtype) for o, v in held.items()}}
+                sk = sp_of(k)
+                held = {o: held_values(self.tdtype(o, dtype))[0] for o in self.others if o != k}
+                shape = _fit_rank([sp.size * sk.size], r0)
+                pairs = {self.x: np.repeat(sp, sk.size), k: np.tile(sk, sp.size),
+                         **{o: np.full(sp.size * sk.size, v, dtype=dt.get(self.tdtype(o, dtype)).numpy)
+                            for o, v in held.items()}}
                 self.positive(std, ver, dtype, r0, f"specials-{k}", aset,
                               {t: v.reshape(shape) for t, v in pairs.items()}, tags=("specials",))
         rid = f"{prefix}/rank{r0}/regions{attr_suffix(aset)}"
-        pools = {k: _unique(region_values(self.design(aset, dtype, k, std=std), dtype, PER_REGION, Stream(f"{rid}#{k}")), dtype)
+        pools = {k: TRUTH_VALUES if self.tdtype(k, dtype) == "bool" else
+                 _unique(region_values(self.design(aset, dtype, k, std=std), self.tdtype(k, dtype), PER_REGION,
+                                       Stream(f"{rid}#{k}")), self.tdtype(k, dtype))
                  for k in self.inputs}
         count = max(len(p) for p in pools.values())
         shape = _fit_rank([count], r0)
@@ -630,7 +701,8 @@ class OpCorpus:
                     break
                 axes = tuple(i for i, n_ in enumerate(compact) if n_ == 1 and shape[i] != 1)
                 small = np.where(np.any(over, axis=axes, keepdims=True), np.zeros_like(small), small)
-        tensors = {k: {"dtype": dtype, "sizes": list(shape), "strides": strides.get(k)} for k in self.inputs + self.outputs}
+        tensors = {k: {"dtype": self.tdtype(k, dtype), "sizes": list(shape), "strides": strides.get(k)}
+                   for k in self.inputs + self.outputs}
         given = {k: aset.values[k] for k in given_attributes(aset, std)}
         problems = self.validate(std.key, ver.version, tensors, given) if self.validate else []
         if problems:
@@ -648,11 +720,11 @@ class OpCorpus:
         65,537-element case takes ~0.5 s to judge, and each standard's runs go through all)."""
         from specgen.vectors import recipe
 
-        dtypes = list(dict.fromkeys(d for v in std.versions for d in v.dtypes(self.x)))
+        dtypes = list(dict.fromkeys(d for v in std.versions for d in case_dtypes(v, self.inputs)))
         main = "float32" if "float32" in dtypes else dtypes[0]
         for dtype in dtypes:
             first = attribute_sets(self.spec, std.key, dtype=dtype)[0]  # the sweep cases' (the sources') attributes
-            ver = size_case_version(std, dtype, self.x, self.spec.rank_sweep_once)
+            ver = size_case_version(std, dtype, self.x, self.spec.rank_sweep_once, self.inputs)
             if ver is None:
                 continue
             prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/"
@@ -667,12 +739,14 @@ class OpCorpus:
                 families.append(("size-index16", "size-2^16", SIZE_2_16))
             for label, family, counts in families:
                 fid = f"{prefix}rank{rank}/{label}"
-                seed, digest, nbytes = recipe.choose_seed(fid, tensors, counts, {n: dtype for n in tensors}, self.y)
+                seed, digest, nbytes = recipe.choose_seed(fid, tensors, counts,
+                                                          {n: dt.by_numpy(v.dtype).name for n, v in tensors.items()}, self.y)
                 self.w.add_recipe(id=fid, source=source_id, seed=seed, counts=list(counts), rank=rank,
                                   sha256=digest, nbytes=nbytes, tags=["size-boundary", family, first.name])
                 self.stats.positive += len(counts)
 
     def large(self, std, ver, dtype):
+        self.ver = ver
         ranks = ver.ranks(self.x)
         rank = 2 if ranks.allows(2) else content_rank(ranks)
         shape = _fit_rank(LARGE_DIMS, rank)
@@ -694,6 +768,7 @@ class OpCorpus:
         every version's cases would cost generate time for the same kernel paths."""
         if self.others or ver is not std.versions[-1]:
             return
+        self.ver = ver
         r0 = content_rank(ver.ranks(self.x))
         prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}"
         for aset in attribute_boundary_sets(self.spec, std.key):
@@ -861,23 +936,25 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
     x, y = inputs[0], outputs[0]
     ranks = ver.ranks(x)
     r0 = content_rank(ranks)
-    dtype = ver.dtypes(x)[0]
+    dtype = case_dtypes(ver, inputs)[0]  # a dtype every tensor can have (oneDNN Select: not the condition's bool)
     base = _fit_rank([5], r0) if r0 else []
     sets = attribute_sets(spec, std.key, ver.version, dtype)
     fixed = std.fixed()  # attributes the standard does not have are never passed
     attrs = {k: v for k, v in sets[0].values.items() if k not in fixed}
     names = inputs + outputs
 
-    def call(xd=dtype, xs=base, yd=dtype, ys=base, xst=None, yst=None, **other):
+    def call(xd=None, xs=base, yd=None, ys=base, xst=None, yst=None, **other):
         """Every tensor dense with the base dtype and sizes; x and y (the first input and output)
-        and any other tensor (``<name>=(dtype, sizes)``) as given."""
+        and any other tensor (``<name>=(dtype, sizes)``) as given. A tensor whose dtype is not
+        given has x's where its table lists it, else the one its table lists (tensor_dtype)."""
         out = {}
+        given = xd if xd is not None else dtype
         for t in names:
-            d, s_, st = (xd, xs, xst) if t == x else (yd, ys, yst) if t == y else (dtype, base, None)
+            d, s_, st = (xd, xs, xst) if t == x else (yd, ys, yst) if t == y else (None, base, None)
             if t in other:
                 d, s_ = other[t]
-            elif t != x and t != y and xd != dtype:
-                d = xd  # an unlisted dtype applies to every input
+            elif d is None:
+                d = tensor_dtype(ver, t, given)  # an unlisted dtype applies to every input
             out[t] = {"dtype": d, "sizes": list(s_), "strides": st}
         return out
 
@@ -885,9 +962,12 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         return f"output-{what}" if t == y else f"{t}-{what}"
 
     out = []
-    unlisted = [d for d in std.info.dtype_names if d not in ver.dtypes(x)]
+    # bool counts as unlisted only for an operator that lists it somewhere: the tables written before
+    # specgen had the bool dtype leave it out without saying the standard rejects it (ONNX Identity takes it)
+    unlisted = [d for d in std.info.dtype_names if d not in ver.dtypes(x)
+                and (d != "bool" or "bool" in spec.all_dtypes())]
     if unlisted:
-        out.append(Probe(f"dtype-{unlisted[0]}", "dtype", call(unlisted[0], base, unlisted[0], base), attrs))
+        out.append(Probe(f"dtype-{unlisted[0]}", "dtype", call(unlisted[0], base), attrs))
     if not ranks.unspecified and ranks.max is not None:
         r = ranks.max + 1
         big = [1] * (r - 1) + [5]
@@ -898,10 +978,19 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         out.append(Probe(f"rank-{r}", "rank", call(xs=s, ys=s, **_same_as_x(ver, std, x, names, s)), attrs))
     for t in names[1:]:
         same = {p for c in std.constraints for p in c.same if x in c.tensors and t in c.tensors}
+        ref = x
+        if "data_type" not in same:  # a constraint without x (Where: x, y and the output, not the condition)
+            c2 = next((c for c in std.constraints if "data_type" in c.same and t in c.tensors and c.tensors[0] != t), None)
+            if c2 is not None:
+                same, ref = same | {"data_type"}, c2.tensors[0]
         if "data_type" in same:
-            other = [d for d in ver.dtypes(x) if d != dtype] or unlisted
+            other = [d for d in ver.dtypes(ref) if d != tensor_dtype(ver, ref, dtype)] or unlisted
             if other:
                 out.append(Probe(labelled(t, "dtype"), "data_type", _with(call, t, y, yd=other[0]), attrs))
+        elif len(ver.dtypes(t)) == 1:  # a tensor of one type of its own (a comparison's bool output)
+            other = [d for d in ver.dtypes(x) if d != ver.dtypes(t)[0]]
+            if other:
+                out.append(Probe(labelled(t, "dtype"), "dtype", _with(call, t, y, yd=other[0]), attrs))
         if "dimension_count" in same and base:
             # another rank the table allows if there is one (else the output also breaks the rank rule)
             alt = [r for r in rules.tested_ranks(ranks) if r != len(base) and r >= 1] or [len(base) - 1]
@@ -912,7 +1001,8 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         if base:
             for t in rule.tensors:
                 # sizes that broadcast under no reading: the last dimension one longer
-                out.append(Probe(f"{t}-broadcast", "broadcast", call(**{t: (dtype, [base[-1] + 1])}), attrs))
+                out.append(Probe(f"{t}-broadcast", "broadcast", call(**{t: (tensor_dtype(ver, t, dtype), [base[-1] + 1])}),
+                                 attrs))
             if rule.kind == "multidirectional":
                 # the output is the broadcast shape; here the inputs' shape, so one longer is wrong
                 out.append(Probe("output-broadcast-shape", "broadcast", call(ys=base[:-1] + [base[-1] + 1]), attrs))
@@ -990,21 +1080,23 @@ def _with(call, t: str, y: str, yd=None, ys=None):
 
 def _same_as_x(ver, std, x, names, sizes) -> dict:
     """Other inputs follow x's sizes where a broadcast rule would otherwise make them legal anyway."""
-    return {t: (ver.dtypes(x)[0], sizes) for t in names[1:] if t in {n for r in ver.broadcast for n in r.tensors}}
+    first = case_dtypes(ver, names)[0] if names else ver.dtypes(x)[0]
+    return {t: (tensor_dtype(ver, t, first), sizes) for t in names[1:] if t in {n for r in ver.broadcast for n in r.tensors}}
 
 
 def large_case_choice(spec, x: str):
     """(standard, version, dtype) of the operator's one large case: ONNX's latest float16 if any."""
     keys = ["onnx"] + [k for k in spec.standards if k != "onnx"]
+    inputs = [t.name for t in spec.inputs]
     for key in keys:
         std = spec.standards.get(key)
         if std is None:
             continue
         ver = std.versions[-1]
-        if "float16" in ver.dtypes(x):
+        if "float16" in case_dtypes(ver, inputs):
             return std, ver, "float16"
     std = next(iter(spec.standards.values()))
-    return std, std.versions[-1], std.versions[-1].dtypes(x)[0]
+    return std, std.versions[-1], case_dtypes(std.versions[-1], inputs)[0]
 
 
 EXHAUSTIVE_DTYPES = ("float16", "bfloat16")

@@ -95,6 +95,12 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
         "cast_to_input": [k for k, s in spec.standards.items() if s.info.attribute_cast == "input"],
         "dtypes": {k: {v.version: list(v.dtypes(inputs[0])) for v in s.versions} for k, s in spec.standards.items()},
+        "output_dtypes": {k: {v.version: list(v.dtypes(spec.outputs[0].name)) for v in s.versions}
+                          for k, s in spec.standards.items()},
+        # per standard: the input whose data type the output has (a same-data_type constraint), else None
+        "output_source": {k: next((inputs.index(t) for c in s.constraints if "data_type" in c.same
+                                   and spec.outputs[0].name in c.tensors for t in c.tensors if t in inputs), None)
+                          for k, s in spec.standards.items()},
         "integer_dtypes": integer, "integer_rounding": rounding,
         "integer_converter": Code(_INT_CONVERTERS.get(rounding, "int")),
         "integer_overflow": overflow.default[0] if overflow else "unspecified",

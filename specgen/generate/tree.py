@@ -164,7 +164,7 @@ def _design(kind: str, op_id: str) -> tuple[CorpusWriter, cp.Stats]:
             oc = cp.OpCorpus(spec, writer, stats, validate)
             for std in spec.standards.values():
                 for ver in std.versions:
-                    for dtype in ver.dtypes(oc.x):
+                    for dtype in cp.case_dtypes(ver, oc.inputs):
                         oc.row(std, ver, dtype)
                         oc.attribute_boundaries(std, ver, dtype)
                     oc.negatives(std, ver)

@@ -231,18 +231,28 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
     if actual.shape != expected.shape:
         return _structural("shape", f"wrong shape: got {actual.shape}, expected {expected.shape}", expected,
                            metric, context)
-    want = dt.get(case_dtype).numpy
+    # the output's own type where it differs from the inputs' (a comparison's bool or uint8, stored so
+    # in the corpus): an integer result, judged exactly as the integers 0 and 1 are
+    out_dtype = dt.by_numpy(expected.dtype).name
+    want = dt.get(out_dtype).numpy
     if actual.dtype != want:
         return _structural("dtype", f"wrong dtype: got {actual.dtype.name}, expected {np.dtype(want).name}",
                            expected, metric, context)
+    judged_dtype = case_dtype
+    if out_dtype != case_dtype:
+        judged_dtype = "uint8" if out_dtype == "bool" else out_dtype
+        expected, actual = expected.astype(dt.get(judged_dtype).numpy), actual.astype(dt.get(judged_dtype).numpy)
     names = [t.name for t in spec.inputs]
     arrays = {k: np.broadcast_to(np.asarray(inputs[k]), expected.shape) for k in names}
     scalar = expected.ndim == 0  # judged as one element; indices are reported as ()
     if scalar:
         arrays = {k: v.reshape(1) for k, v in arrays.items()}
         expected, actual = expected.reshape(1), actual.reshape(1)
-    judge = _FloatJudge if U.is_float(case_dtype) else _IntJudge
-    args = (spec, standard_key, case_dtype, tol, metric)
+    flushed_note = None
+    if judged_dtype != case_dtype and U.is_float(case_dtype):
+        arrays, flushed_note = _flushed_where_accepted(spec, standard_key, judged_dtype, arrays, attrs, actual)
+    judge = _FloatJudge if U.is_float(judged_dtype) else _IntJudge
+    args = (spec, standard_key, judged_dtype, tol, metric)
     if judge is _FloatJudge and fast:
         result = _judge_differing(judge, args, arrays, attrs, expected, actual, context)
     elif fast:
@@ -253,7 +263,51 @@ def compare(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, Any],
         for e in [result.worst, *result.first]:
             if e is not None:
                 e.index = ()
+    if flushed_note:
+        result.notes.append(flushed_note)
     return result
+
+
+def _flushed_where_accepted(spec, standard_key, out_dtype, arrays, attrs, actual):
+    """An output of its own type (a comparison's truth value) from floating-point inputs: where the
+    spec lets subnormal inputs act as zeros (``subnormal`` flush_allowed or unspecified), an element
+    whose result is the formula's at its subnormal inputs flushed to zeros of their sign is judged
+    at those flushed inputs (and the note says how many): the same rule as the float judge's."""
+    outcomes = _outcomes(spec, "subnormal", standard_key)
+    if not ("flush_allowed" in outcomes or "unspecified" in outcomes):
+        return arrays, None
+    sub = {}
+    for k, v in arrays.items():
+        d = dt.by_numpy(v.dtype)
+        if d.is_float:
+            with np.errstate(all="ignore"):
+                w = v.astype(np.float64)
+                sub[k] = np.isfinite(w) & (w != 0) & (np.abs(w) < d.min_normal)
+    if not sub or not any(m.any() for m in sub.values()):
+        return arrays, None
+    from specgen.numerics.exact import golden
+
+    any_sub = np.zeros(actual.shape, dtype=bool)
+    for m in sub.values():
+        any_sub |= np.broadcast_to(m, actual.shape)
+    flushed = {k: (np.where(sub[k], np.copysign(0.0, v.astype(np.float64)).astype(v.dtype), v)
+                   if k in sub else v) for k, v in arrays.items()}
+    flushed = {k: np.broadcast_to(v, actual.shape) for k, v in flushed.items()}
+    # only the elements with a subnormal input the backend answered otherwise than the golden value
+    expected = golden(spec, {k: np.broadcast_to(v, actual.shape)[any_sub] for k, v in arrays.items()},
+                      attrs, out_dtype, standard_key).y
+    idx = np.flatnonzero(any_sub.reshape(-1))[np.asarray(actual)[any_sub] != expected]
+    if not idx.size:
+        return arrays, None
+    alt = golden(spec, {k: v.reshape(-1)[idx] for k, v in flushed.items()}, attrs, out_dtype, standard_key).y
+    use = np.zeros(actual.size, dtype=bool)
+    use[idx[np.asarray(actual).reshape(-1)[idx] == alt]] = True
+    use = use.reshape(actual.shape)
+    if not use.any():
+        return arrays, None
+    out = {k: np.where(use, flushed[k], np.broadcast_to(v, actual.shape)) for k, v in arrays.items()}
+    return out, (f"subnormal inputs acting as zeros (subnormal: {'/'.join(outcomes)}): "
+                 f"{int(use.sum())} element(s) judged at their flushed inputs")
 
 
 # ----------------------------------------------------------------------------- per element
@@ -449,7 +503,7 @@ def naive_evaluation_mask(args, inputs, attrs, actual) -> np.ndarray:
         eligible = np.isfinite(a64) & (a64 != 0)
         for v in inputs.values():
             v64 = v.astype(np.float64)
-            eligible &= np.isfinite(v64) & ((v64 == 0) | (np.abs(v64) >= U.fmt(v.dtype).min_normal))
+            eligible &= np.isfinite(v64) & ((v64 == 0) | (np.abs(v64) >= _tiny(v.dtype)))
         if not eligible.any():
             return out
         formula = spec.formula_for(standard)
@@ -705,7 +759,7 @@ class _FloatJudge(_Judge):
         env = {}
         for k, v in safe.items():
             vs = v[sub]
-            tiny = U.fmt(self.inputs[k].dtype).min_normal
+            tiny = _tiny(self.inputs[k].dtype)
             env[k] = np.where((vs != 0) & (np.abs(vs) < tiny), np.copysign(0.0, vs), vs)
         env.update(self.attrs)
         inter = self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype
@@ -809,7 +863,7 @@ class _FloatJudge(_Judge):
             # with a non-finite one may be flushed too: 1e-45 * -inf is -inf, or 0 * -inf = NaN
             variants = [x]
             if "flush_allowed" in _outcomes(self.spec, "subnormal", self.standard):
-                flushed = {k: np.where((v != 0) & (np.abs(v) < U.fmt(self.inputs[k].dtype).min_normal),
+                flushed = {k: np.where((v != 0) & (np.abs(v) < _tiny(self.inputs[k].dtype)),
                                        np.copysign(0.0, v), v) for k, v in x.items()}
                 if any(not np.array_equal(flushed[k], x[k], equal_nan=True) for k in x):
                     variants.append(flushed)
@@ -1023,7 +1077,8 @@ class _IntJudge(_Judge):
             ref = self.full(evaluate(self.formula, {**x, **self.attrs}))
         big = np.zeros(self.shape, dtype=bool)
         for v in self.inputs.values():
-            big |= np.abs(v.astype(np.float64)) >= 2.0 ** 52
+            if v.dtype.kind in "iu":  # float inputs are exact in float64 (and may be non-finite)
+                big |= np.abs(v.astype(np.float64)) >= 2.0 ** 52
         if big.any():
             for idx in map(tuple, np.argwhere(big)):
                 ref[idx] = float(self.exact_at(idx))
@@ -1089,6 +1144,15 @@ def _int_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([float(abs(int(p) - int(q))) for p, q in zip(a.ravel(), np.ravel(b))]).reshape(a.shape)
 
 
+def _tiny(dtype) -> float:
+    """The smallest normal of a float input's dtype; 0 for an integer or bool input (Where's
+    condition among a float operator's inputs), which has no subnormals."""
+    d = dt.by_numpy(dtype)
+    return U.fmt(dtype).min_normal if d.is_float else 0.0
+
+
 def _int_range(dtype: str) -> tuple[int, int]:
+    if dtype == "bool":
+        return 0, 1
     info = np.iinfo(dt.get(dtype).numpy)
     return int(info.min), int(info.max)

@@ -964,6 +964,10 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                 np.array([int(t) for t in r[ok]], dtype=object).astype(target)
         if len(rest):
             y[rest] = np.array(exact_vals, dtype=object).astype(target)
+        if len(special_idx):  # an integer result of non-finite inputs (a comparison's truth value)
+            finite_special = np.isfinite(special_vals)
+            y[special_idx[finite_special]] = special_vals[finite_special].astype(target)
+            undefined[special_idx[~finite_special]] = True  # no integer holds a NaN or an infinity
     return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape), tier0,
                   undefined.reshape(shape))
 

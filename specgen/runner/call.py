@@ -53,6 +53,8 @@ def fill_values(dtype, count: int) -> np.ndarray:
 
         info = ml_dtypes.finfo(dt)
         pattern = np.array([np.nan, info.max, info.min], dtype=dt)
+    elif dt.kind == "b":  # a truth value: a byte that is neither 0 nor 1 is not representable, so True
+        pattern = np.array([True, False], dtype=dt)
     else:
         info = np.iinfo(dt)
         pattern = np.array([info.max, info.min], dtype=dt)

@@ -165,7 +165,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
 
 TOP_REQUIRED = ("name", "id", "summary", "inputs", "outputs", "attributes", "formula", "special_values",
                 "tolerance", "standards")
-TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once")
+TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once", "broadcast_once")
 
 
 def spec_files(directory: str | Path | None = None) -> list[Path]:
@@ -352,7 +352,8 @@ class _OpBuilder:
                         special_values=specials, tolerance=tolerance, examples=tuple(examples),
                         standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes),
                         choice=choice, special_pairs=isinstance(data.get("special_pairs"), dict),
-                        rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict))
+                        rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict),
+                        broadcast_once=isinstance(data.get("broadcast_once"), dict))
         try:
             return input_transforms.apply(spec)
         except input_transforms.TransformError as exc:
@@ -397,12 +398,24 @@ class _OpBuilder:
             if "type" in entry and typ not in ATTRIBUTE_TYPES:
                 c.err(kp + ("type",), f"unknown attribute type {typ!r}; expected one of: {', '.join(ATTRIBUTE_TYPES)}")
                 typ = None
-            values = self.attribute_values(entry, kp, typ)
+            int_values: tuple[int, ...] = ()
+            if typ in ("int64", "int32") and "values" in entry:
+                items = c.seq(entry["values"], kp + ("values",)) or []
+                if not items or any(isinstance(v, bool) or not isinstance(v, int) for v in items):
+                    c.err(kp + ("values",), "an integer attribute's values are integers")
+                elif len(set(items)) != len(items):
+                    c.err(kp + ("values",), "a value is listed twice")
+                else:
+                    int_values = tuple(items)
+                values = ()
+            else:
+                values = self.attribute_values(entry, kp, typ)
             if nm and any(a.name == nm for a in out):
                 c.err(kp + ("name",), f"attribute {nm!r} is declared twice")
                 continue
             if nm:  # kept with an unknown type (None) so the rest of the file is not checked against a hole
-                out.append(m.Attribute(nm, typ, str(entry.get("description", "")), values, excluded, excluded_reason))
+                out.append(m.Attribute(nm, typ, str(entry.get("description", "")), values, excluded, excluded_reason,
+                                       int_values))
         return out
 
     def attribute_values(self, entry, kp, typ) -> tuple[str, ...]:

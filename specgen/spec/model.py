@@ -352,6 +352,9 @@ class Attribute:
     # example or a test value, and the corpus leaves them out of its attribute sets.
     excluded: tuple[float, ...] = ()
     excluded_reason: str = ""
+    # an integer attribute's closed set of values (ONNX IsInf's detect_positive: 0, 1): the corpus's
+    # attribute sets take only these, crossed with each other
+    int_values: tuple[int, ...] = ()
 
     def allows(self, value) -> bool:
         if isinstance(value, str):
@@ -436,6 +439,7 @@ class OpSpec:
     choice: Choice | None = None  # formula chosen by a string attribute; formula is then None
     special_pairs: bool = False  # the corpus pairs every special value of the inputs (spec key special_pairs)
     rank_sweep_once: bool = False  # a dtype's rank sweep only where its row changes (spec key rank_sweep_once)
+    broadcast_once: bool = False  # a dtype's broadcast forms only where its row changes (spec key broadcast_once)
 
     @property
     def numeric_attribute_names(self) -> tuple[str, ...]:
