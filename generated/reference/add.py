@@ -52,6 +52,25 @@ DTYPES = {'onednn': {'current': ['float32', 'bfloat16', 'float16']},
                  'uint64',
                  'uint8']},
  'webnn': {'2026-06-26': ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8']}}
+# Per standard and version: the dtypes its table lists for the output.
+OUTPUT_DTYPES = {'onednn': {'current': ['float32', 'bfloat16', 'float16']},
+ 'onnx': {'7': ['float64', 'float32', 'float16', 'int32', 'int64', 'uint32', 'uint64'],
+          '13': ['bfloat16', 'float64', 'float32', 'float16', 'int32', 'int64', 'uint32', 'uint64'],
+          '14': ['bfloat16',
+                 'float64',
+                 'float32',
+                 'float16',
+                 'int16',
+                 'int32',
+                 'int64',
+                 'int8',
+                 'uint16',
+                 'uint32',
+                 'uint64',
+                 'uint8']},
+ 'webnn': {'2026-06-26': ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8']}}
+# Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
+OUTPUT_SOURCE = {'onednn': 0, 'onnx': 0, 'webnn': 0}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
 CAST_TO_INPUT = ['webnn']
@@ -80,10 +99,11 @@ def add(a, b, *, standard='onnx', version=None):
     _inputs = [np.asarray(a), np.asarray(b)]
     _attrs = _attributes(standard, {})
     _check_dtype(standard, version, _inputs[0].dtype)
+    _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
         _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
-    if _inputs[0].dtype.kind in "iu":
-        return _integer(_inputs, _attrs, FORMULA_EXACT[standard])
+    if all(_v.dtype.kind in "iub" for _v in _inputs):
+        return _integer(_inputs, _attrs, FORMULA_EXACT[standard], _out)
     _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
         # float64 tensors in the platform's long double where it is wider (x87's 80 bits: exp(x / alpha)
@@ -91,7 +111,7 @@ def add(a, b, *, standard='onnx', version=None):
         _work = np.longdouble if _inputs[0].dtype == np.float64 else np.float64
         _wide = np.broadcast_arrays(*[_v.astype(_work) for _v in _inputs])
         _y = _fn(*_wide)
-        return _narrow(np.asarray(_y, dtype=_work), _inputs[0].dtype)
+        return _narrow(np.asarray(_y, dtype=_work), _out)
 
 
 def _special_inputs(wide):
@@ -129,6 +149,18 @@ def _dtype_name(dtype):
     return np.dtype(dtype).name
 
 
+def _output_dtype(standard, version, inputs):
+    """The output's dtype: its source input's (OUTPUT_SOURCE), else the first input's where the
+    output's table lists it, else the one type that table lists (a comparison's bool or uint8)."""
+    if OUTPUT_SOURCE[standard] is not None:
+        return inputs[OUTPUT_SOURCE[standard]].dtype
+    table = OUTPUT_DTYPES[standard]
+    allowed = table[str(version)] if version is not None and str(version) in table else list(table.values())[-1]
+    if _dtype_name(inputs[0].dtype) in allowed or len(allowed) != 1:
+        return inputs[0].dtype
+    return np.dtype(allowed[0])
+
+
 def _check_dtype(standard, version, dtype):
     name = _dtype_name(dtype)
     table = DTYPES[standard]
@@ -153,13 +185,13 @@ def _narrow(y, dtype):
     return y.astype(dtype)
 
 
-def _integer(inputs, attrs, formula_exact):
+def _integer(inputs, attrs, formula_exact, out):
     arrays = np.broadcast_arrays(*inputs)
     exact = [np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(a) for a in arrays]
     fattrs = [Fraction(attrs[a]) for a in ATTRIBUTES]
     y = np.broadcast_to(np.asarray(formula_exact(*exact, *fattrs), dtype=object), arrays[0].shape)
-    info = np.iinfo(inputs[0].dtype)
+    lo, hi = (0, 1) if out == np.dtype(bool) else (np.iinfo(out).min, np.iinfo(out).max)
     to_int = int
-    flat = [min(max(to_int(Fraction(v)), info.min), info.max) for v in y.ravel()]
-    return np.array(flat, dtype=object).astype(inputs[0].dtype).reshape(arrays[0].shape)
+    flat = [min(max(to_int(Fraction(v)), lo), hi) for v in y.ravel()]
+    return np.array(flat, dtype=object).astype(out).reshape(arrays[0].shape)
 

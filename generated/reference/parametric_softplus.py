@@ -33,6 +33,10 @@ DEFAULTS = {'directml': {'alpha': None, 'beta': None}}
 DEFAULT_KIND = {'directml': 'typical'}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'directml': {'1_0': ['float32', 'float16'], '2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']}}
+# Per standard and version: the dtypes its table lists for the output.
+OUTPUT_DTYPES = {'directml': {'1_0': ['float32', 'float16'], '2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']}}
+# Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
+OUTPUT_SOURCE = {'directml': 0}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
 CAST_TO_INPUT = []
@@ -53,6 +57,7 @@ def parametric_softplus(x, alpha=None, beta=None, *, standard='directml', versio
     _inputs = [np.asarray(x)]
     _attrs = _attributes(standard, {'alpha': alpha, 'beta': beta})
     _check_dtype(standard, version, _inputs[0].dtype)
+    _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
         _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
     _fn = FORMULA[standard]
@@ -62,7 +67,7 @@ def parametric_softplus(x, alpha=None, beta=None, *, standard='directml', versio
         _work = np.longdouble if _inputs[0].dtype == np.float64 else np.float64
         _wide = np.broadcast_arrays(*[_v.astype(_work) for _v in _inputs])
         _y = _fn(*_wide, _attrs['alpha'], _attrs['beta'])
-        return _narrow(np.asarray(_y, dtype=_work), _inputs[0].dtype)
+        return _narrow(np.asarray(_y, dtype=_work), _out)
 
 
 def _special_inputs(wide):
@@ -98,6 +103,18 @@ def _dtype_name(dtype):
     if ml_dtypes is not None and dtype == np.dtype(ml_dtypes.bfloat16):
         return "bfloat16"
     return np.dtype(dtype).name
+
+
+def _output_dtype(standard, version, inputs):
+    """The output's dtype: its source input's (OUTPUT_SOURCE), else the first input's where the
+    output's table lists it, else the one type that table lists (a comparison's bool or uint8)."""
+    if OUTPUT_SOURCE[standard] is not None:
+        return inputs[OUTPUT_SOURCE[standard]].dtype
+    table = OUTPUT_DTYPES[standard]
+    allowed = table[str(version)] if version is not None and str(version) in table else list(table.values())[-1]
+    if _dtype_name(inputs[0].dtype) in allowed or len(allowed) != 1:
+        return inputs[0].dtype
+    return np.dtype(allowed[0])
 
 
 def _check_dtype(standard, version, dtype):
