@@ -87,6 +87,12 @@ def attribute_sets(spec, standard: str, version: str | None = None, dtype: str |
     (``approximate-tanh``). With ``dtype``, only the values a call of that tensor type accepts (ONNX
     Mod: floating-point inputs require fmod = 1, integer ones fmod = 0: the binding's ``kind_values``)."""
     sets = numeric_sets(spec, standard, version)
+    if version is not None and dtype is not None:
+        # attributes a version takes as optional inputs: absent (the default set), they stand for the
+        # dtype's limits (ONNX Clip-11: numeric_limits<T>::lowest() / max())
+        absent = spec.standards[standard].version(version).absent_values(dtype)
+        if absent:
+            sets = [AttrSet(s_.name, {**s_.values, **absent}, s_.default) if s_.default else s_ for s_ in sets]
     if spec.choice is None:
         return sets
     name = spec.choice.attribute
@@ -170,7 +176,9 @@ def attribute_boundary_sets(spec, standard: str) -> list[AttrSet]:
         if k in fixed:
             continue
         for label, value in ATTRIBUTE_BOUNDARIES:
-            out.append(AttrSet(f"boundary-{k}-{label}", {**base, k: f32(value)}))
+            values = {**base, k: f32(value)}
+            if all(o.values != values for o in out):  # two attributes at bounds the base already has (Clip)
+                out.append(AttrSet(f"boundary-{k}-{label}", values))
     return out
 
 

@@ -1144,7 +1144,7 @@ class _StandardBuilder:
             if entry is None:
                 continue
             c.keys(entry, vkp, ("version",), ("ranks", "dtypes", "tensors", "extra_attributes", "facts", "source",
-                                              "broadcast", "defaults"))
+                                              "broadcast", "defaults", "as_inputs", "absent_defaults"))
             version = entry.get("version")
             if isinstance(version, bool) or not isinstance(version, (str, int)):
                 c.err(vkp + ("version",), f"must be a string such as \"3_0\" or \"22\", got {_kind(version)}")
@@ -1169,12 +1169,35 @@ class _StandardBuilder:
             else:
                 broadcast = self.standard_broadcast
             defaults = self.version_defaults(entry, vkp, attrs) if "defaults" in entry else {}
+            as_inputs, absent = self.version_inputs(entry, vkp)
             v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp),
-                          tuple(broadcast), defaults)
+                          tuple(broadcast), defaults, as_inputs, absent)
             if out:
                 self.check_growth(out[-1], v, vkp)
             out.append(v)
         return out
+
+    def version_inputs(self, entry, vkp) -> tuple[tuple[str, ...], dict[str, str]]:
+        """A version's attributes taken as optional input tensors (as_inputs) and what an absent one
+        stands for (absent_defaults): declared numeric attributes only, absent_defaults only for them."""
+        c = self.c
+        declared = {a.name: a for a in self.attributes}
+        names = entry.get("as_inputs", [])
+        out = []
+        for i, name in enumerate(names if isinstance(names, list) else []):
+            if name not in declared or declared[name].type == "string":
+                c.err(vkp + ("as_inputs", i), f"{name!r} is not a declared numeric attribute "
+                                             f"(declared: {', '.join(declared) or 'none'})")
+            else:
+                out.append(name)
+        absent = entry.get("absent_defaults", {})
+        block = {}
+        for name, kind in (absent.items() if isinstance(absent, dict) else ()):
+            if name not in out:
+                c.err(vkp + ("absent_defaults", name), f"{name!r} is not in this version's as_inputs")
+            elif kind in ("lowest", "highest"):
+                block[name] = kind
+        return tuple(out), block
 
     def version_defaults(self, entry, vkp, attrs) -> dict[str, float]:
         """A version's own attribute defaults (ONNX Selu-1): only for attributes this standard names and
