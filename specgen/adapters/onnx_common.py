@@ -29,14 +29,13 @@ def scalar_of(value: float, dtype: str) -> np.ndarray:
     rounded to nearest even for a float type, truncated towards zero and kept in range for an integer
     type (a bound beyond the type's range bounds nothing more than the type's limit does)."""
     from specgen.dtypes import get
+    from specgen.spec.model import Version
 
     d = get(dtype)
+    held = Version("", {}, as_inputs=("v",)).as_input_values({"v": float(value)}, dtype)["v"]
     if d.is_float:
-        with np.errstate(over="ignore"):
-            return np.asarray(np.float64(value)).astype(d.numpy)
-    lo, hi = d.int_range
-    v = float(value)
-    return np.asarray(lo if v <= lo else hi if v >= hi else int(np.trunc(v))).astype(d.numpy)
+        return np.asarray(np.float64(held)).astype(d.numpy)
+    return np.asarray(int(held)).astype(d.numpy)
 
 
 def build_model(operator: str, domain: str | None, opset: int, in_names, out_names, dtypes: dict[str, str],

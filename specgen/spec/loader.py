@@ -165,7 +165,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
 
 TOP_REQUIRED = ("name", "id", "summary", "inputs", "outputs", "attributes", "formula", "special_values",
                 "tolerance", "standards")
-TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once")
+TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once", "attribute_order")
 
 
 def spec_files(directory: str | Path | None = None) -> list[Path]:
@@ -312,6 +312,21 @@ def _load_all(directory: Path) -> dict[str, m.OpSpec]:
 
 
 class _OpBuilder:
+    def attribute_order(self, raw, attributes) -> tuple[str, str] | None:
+        """attribute_order {lower, upper, reason}: two declared numeric attributes."""
+        if not isinstance(raw, dict):
+            return None
+        numeric = {a.name for a in attributes if a.type != "string"}
+        names = []
+        for key in ("lower", "upper"):
+            if raw.get(key) not in numeric:
+                self.c.err(("attribute_order", key), f"{raw.get(key)!r} is not a declared numeric attribute "
+                                                     f"(declared: {', '.join(sorted(numeric)) or 'none'})")
+            names.append(raw.get(key))
+        if names[0] == names[1]:
+            self.c.err(("attribute_order", "upper"), "must name another attribute than lower")
+        return tuple(names) if not self.c.problems else None
+
     def __init__(self, c: _Checker, standards: dict[str, m.StandardInfo], path: Path):
         self.c = c
         self.standards = standards
@@ -352,7 +367,8 @@ class _OpBuilder:
                         special_values=specials, tolerance=tolerance, examples=tuple(examples),
                         standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes),
                         choice=choice, special_pairs=isinstance(data.get("special_pairs"), dict),
-                        rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict))
+                        rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict),
+                        attribute_order=self.attribute_order(data.get("attribute_order"), attributes))
         try:
             return input_transforms.apply(spec)
         except input_transforms.TransformError as exc:

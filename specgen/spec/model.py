@@ -120,9 +120,28 @@ class Version:
         from specgen import dtypes as _dt
 
         d = _dt.get(dtype)
-        low, high = (-d.max_finite, d.max_finite) if d.is_float else d.int_range
-        limits = {"lowest": float(low), "highest": float(high)}
+        low, high = (-d.max_finite, d.max_finite) if d.is_float else d.int_range  # ints exact
+        limits = {"lowest": low, "highest": high}
         return {name: limits[kind] for name, kind in self.absent_defaults.items()}
+
+    def as_input_values(self, values: dict, dtype: str) -> dict:
+        """``values`` with the attributes this version takes as input tensors held as a tensor of
+        ``dtype`` holds them: rounded to nearest even for a float type, truncated towards zero and kept
+        within the range of an integer type (a bound beyond it bounds no more than the type's limit)."""
+        from specgen import dtypes as _dt
+
+        d = _dt.get(dtype)
+        out = dict(values)
+        for name in self.as_inputs:
+            v = out.get(name)
+            if v is None or isinstance(v, str):
+                continue
+            if d.is_float:
+                out[name] = _dt.cast_value(float(v), dtype)
+            else:
+                lo, hi = d.int_range  # Python ints: INT64_MAX is no float
+                out[name] = lo if v <= lo else hi if v >= hi else int(math.trunc(v))
+        return out
 
     def dtypes(self, tensor: str | None = None) -> tuple[str, ...]:
         if tensor is not None:
@@ -461,6 +480,9 @@ class OpSpec:
     choice: Choice | None = None  # formula chosen by a string attribute; formula is then None
     special_pairs: bool = False  # the corpus pairs every special value of the inputs (spec key special_pairs)
     rank_sweep_once: bool = False  # a dtype's rank sweep only where its row changes (spec key rank_sweep_once)
+    # (lower, upper): two attributes a generic attribute set keeps in order (Clip's min <= max); crossed
+    # values come only from the spec's own examples and test_attributes (spec key attribute_order)
+    attribute_order: tuple[str, str] | None = None
 
     @property
     def numeric_attribute_names(self) -> tuple[str, ...]:
