@@ -131,8 +131,11 @@ def _holds_values(region, dtype) -> bool:
         lo = info.min if a is None else max(info.min, math.floor(a) + 1)
         hi = info.max if b is None else min(info.max, math.ceil(b) - 1)
         return lo <= hi
-    if a is None or b is None:
+    if a is None and b is None:
         return True
+    if a is None or b is None:  # unbounded on one side: some finite value beyond the other bound
+        top = Fraction(d.max_finite)
+        return (b > -top) if a is None else (a < top)
     first = np.array([round_fraction(a, dtype)]).astype(d.numpy)
     if Fraction(float(first[0])) <= a:
         first = step(first, 1, dtype)

@@ -189,12 +189,13 @@ def crossed(spec, values: dict) -> bool:
     return lo is not None and hi is not None and lo > hi
 
 
-def attribute_boundary_sets(spec, standard: str) -> list[AttrSet]:
+def attribute_boundary_sets(spec, standard: str, version: str | None = None, dtype: str | None = None) -> list[AttrSet]:
     """One set per attribute the standard lets a call set and per boundary value: that attribute at
     the boundary, the others at the standard's first designed set (its defaults where it has
-    them), so a kernel right at the defaults but wrong at one attribute's boundary fails."""
+    them), so a kernel right at the defaults but wrong at one attribute's boundary fails. With
+    ``version`` and ``dtype``, the first set of that row (absent inputs at the dtype's limits)."""
     fixed = spec.standards[standard].fixed()
-    base = attribute_sets(spec, standard)[0].values
+    base = attribute_sets(spec, standard, version, dtype)[0].values
     out = []
     for k in spec.numeric_attribute_names:
         if k in fixed:
@@ -722,11 +723,12 @@ class OpCorpus:
         r0 = content_rank(ver.ranks(self.x))
         prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}"
         seen = set()
-        for aset in attribute_boundary_sets(self.spec, std.key):
+        row = (ver.version, dtype) if ver.as_inputs or ver.absent_defaults else (None, None)
+        for aset in attribute_boundary_sets(self.spec, std.key, *row):
             if ver.as_inputs:  # given as tensors of the input's type: the values it holds (attribute_sets)
                 aset = AttrSet(aset.name, ver.as_input_values(aset.values, dtype), aset.default)
                 key = tuple(sorted(aset.values.items()))
-                if key in seen:
+                if key in seen or crossed(self.spec, aset.values):
                     continue
                 seen.add(key)
             if not all(np.isfinite(v) for v in std.info.cast_attributes(aset.values, dtype).values()):

@@ -1209,8 +1209,8 @@ class _StandardBuilder:
         absent = entry.get("absent_defaults", {})
         block = {}
         for name, kind in (absent.items() if isinstance(absent, dict) else ()):
-            if name not in out:
-                c.err(vkp + ("absent_defaults", name), f"{name!r} is not in this version's as_inputs")
+            if name not in declared or declared[name].type == "string":
+                c.err(vkp + ("absent_defaults", name), f"{name!r} is not a declared numeric attribute")
             elif kind in ("lowest", "highest"):
                 block[name] = kind
         return tuple(out), block
