@@ -133,9 +133,13 @@ def _holds_values(region, dtype) -> bool:
         return lo <= hi
     if a is None and b is None:
         return True
+    top = Fraction(d.max_finite)
     if a is None or b is None:  # unbounded on one side: some finite value beyond the other bound
-        top = Fraction(d.max_finite)
         return (b > -top) if a is None else (a < top)
+    if a >= top:
+        return False
+    if a < -top:  # below every finite value of the dtype (a float32 bound in a float16 row)
+        return -top < b
     first = np.array([round_fraction(a, dtype)]).astype(d.numpy)
     if Fraction(float(first[0])) <= a:
         first = step(first, 1, dtype)

@@ -87,6 +87,11 @@ def attribute_sets(spec, standard: str, version: str | None = None, dtype: str |
     (``approximate-tanh``). With ``dtype``, only the values a call of that tensor type accepts (ONNX
     Mod: floating-point inputs require fmod = 1, integer ones fmod = 0: the binding's ``kind_values``)."""
     sets = numeric_sets(spec, standard, version)
+    std_ = spec.standards[standard]
+    if dtype is not None and std_.input_transform and not dt.get(dtype).is_float:
+        t = std_.info.input_transforms[std_.input_transform[0]]
+        if t.float_tensors_only:  # integer tensors keep the transform at its identity
+            sets = [s_ for s_ in sets if all(s_.values.get(k) == a.identity for k, a in t.attributes.items())]
     if version is not None and dtype is not None:
         # attributes a version takes as optional inputs: absent (the default set), they stand for the
         # dtype's limits (ONNX Clip-11: numeric_limits<T>::lowest() / max())

@@ -248,7 +248,8 @@ def _input_transforms(c: _Checker, raw, kp) -> dict[str, m.InputTransform]:
                 c.err(tkp + ("test_values", i), f"needs a value for exactly {', '.join(attrs)}")
             tests.append({k: float(np.float32(v)) for k, v in values.items()})
         out[key] = m.InputTransform(key, str(t["formula"]), node, attrs, tuple(tests),
-                                    " ".join(str(t["source"]).split()))
+                                    " ".join(str(t["source"]).split()),
+                                    " ".join(str(t.get("float_tensors_only", "")).split()))
     return out
 
 

@@ -235,6 +235,7 @@ class InputTransform:
     attributes: dict[str, TransformAttribute]  # operator attribute name -> binding facts
     test_values: tuple[dict[str, float], ...]
     source: str
+    float_tensors_only: str = ""  # why integer tensors keep the identity (the standard does not say)
 
     PLACEHOLDER = "input"
 
