@@ -90,7 +90,9 @@ def _own_rank_sweep(cell: Cell) -> bool:
 def _designed_sets(cell: Cell) -> list[str]:
     from specgen.generate.corpus import attribute_sets
 
-    return [s.name for s in attribute_sets(cell.spec, cell.std.key, cell.ver.version)]
+    # the row's own sets, as the corpus designs them (per dtype: attributes held in the tensor type,
+    # an input transform kept at its identity for integer tensors, Mod's fmod by tensor kind)
+    return [s.name for s in attribute_sets(cell.spec, cell.std.key, cell.ver.version, cell.dtype)]
 
 
 def _has_crossings(cell: Cell) -> bool:

@@ -140,8 +140,15 @@ def _holds_values(region, dtype) -> bool:
         lo = info.min if a is None else max(info.min, math.floor(a) + 1)
         hi = info.max if b is None else min(info.max, math.ceil(b) - 1)
         return lo <= hi
-    if a is None or b is None:
+    if a is None and b is None:
         return True
+    top = Fraction(d.max_finite)
+    if a is None or b is None:  # unbounded on one side: some finite value beyond the other bound
+        return (b > -top) if a is None else (a < top)
+    if a >= top:
+        return False
+    if a < -top:  # below every finite value of the dtype (a float32 bound in a float16 row)
+        return -top < b
     first = np.array([round_fraction(a, dtype)]).astype(d.numpy)
     if Fraction(float(first[0])) <= a:
         first = step(first, 1, dtype)

@@ -113,7 +113,13 @@ def test_onnx_version_matches_schema(op_id, version):
     if deliberate.get("variadic"):  # the first two elements of the variadic input list
         (first,) = [i.name for i in schema.inputs]
         names_in_schema = [first, first[:-1] + "1"] + names_in_schema[1:]
-    assert [b.name for b in std.tensors.values()] == names_in_schema
+    # attributes the version takes as optional inputs (Clip-11's min, max) follow the declared inputs
+    declared = [b.name for b in std.tensors.values()]
+    n_in = len(SPECS[op_id].inputs)
+    taken = [std.attributes[a].name for a in entry.as_inputs]
+    assert declared[:n_in] + taken + declared[n_in:] == names_in_schema
+    for name in taken:
+        assert next(i for i in schema.inputs if i.name == name).option == onnx_defs.OpSchema.FormalParameterOption.Optional
     params = {b.type_param for b in std.tensors.values()}
     schema_params = {i.type_str for i in schema.inputs} | {o.type_str for o in schema.outputs}
     if "type_param" in deliberate:
@@ -121,7 +127,8 @@ def test_onnx_version_matches_schema(op_id, version):
     else:
         assert params == schema_params
     # attributes: formula attributes with defaults, plus the version's extra attributes
-    names = {b.name: b for b in std.attributes.values() if b.fixed is None}  # fixed: not an ONNX attribute
+    names = {b.name: b for b in std.attributes.values()
+             if b.fixed is None and b.attribute not in entry.as_inputs}  # fixed: not an ONNX attribute
     extras = {e.name for e in entry.extra_attributes}
     assert set(schema.attributes) == set(names) | extras
     defaults = std.defaults(version)  # the version's own where it has some (Selu-1)
@@ -139,6 +146,9 @@ def test_onnx_version_matches_schema(op_id, version):
             assert attr.default_value.s.decode() == binding.spell(binding.default), name
             for spelling in binding.values.values():
                 assert f'"{spelling}"' in attr.description, (name, spelling)
+            continue
+        if binding.attribute in entry.absent_defaults:  # no default in the schema (Clip-1): the text's limits
+            assert not attr.default_value.HasField("f"), name
             continue
         if attr.type == onnx_defs.OpSchema.AttrType.INT:  # an integer attribute (IsInf's detect_positive)
             assert attr.default_value.i == defaults[binding.attribute], name

@@ -24,11 +24,26 @@ def _attr_value(v):
     return v
 
 
+def scalar_of(value: float, dtype: str) -> np.ndarray:
+    """A rank-0 tensor of ``dtype`` holding an attribute value passed as an input (ONNX Clip-11's min):
+    rounded to nearest even for a float type, truncated towards zero and kept in range for an integer
+    type (a bound beyond the type's range bounds nothing more than the type's limit does)."""
+    from specgen.dtypes import get
+    from specgen.spec.model import Version
+
+    d = get(dtype)
+    held = Version("", {}, as_inputs=("v",)).as_input_values({"v": float(value)}, dtype)["v"]
+    if d.is_float:
+        return np.asarray(np.float64(held)).astype(d.numpy)
+    return np.asarray(int(held)).astype(d.numpy)
+
+
 def build_model(operator: str, domain: str | None, opset: int, in_names, out_names, dtypes: dict[str, str],
-                attributes: dict, shapes: dict | None = None):
+                attributes: dict, shapes: dict | None = None, constants: dict | None = None):
     """A ModelProto with one node. ``dtypes``/``shapes`` by the standard's tensor names; shapes None:
-    dynamic (one model serves every shape)."""
-    from onnx import TensorProto, helper
+    dynamic (one model serves every shape). ``constants``: input name -> array, inputs given as
+    initializers (attributes a version takes as tensors); an empty name is an absent optional input."""
+    from onnx import TensorProto, helper, numpy_helper
 
     def vi(name):
         elem = getattr(TensorProto, DTYPE_TO_ONNX[dtypes[name]])
@@ -42,7 +57,11 @@ def build_model(operator: str, domain: str | None, opset: int, in_names, out_nam
     for k, v in sorted(attributes.items()):  # an empty list has no inferable type: ONNX's list attributes here are ints
         if isinstance(v, (list, tuple)) and not v:
             node.attribute.append(helper.make_attribute(k, [], attr_type=AttributeProto.INTS))
-    graph = helper.make_graph([node], f"specgen_{operator}", [vi(n) for n in in_names], [vi(n) for n in out_names])
+    constants = constants or {}
+    graph_inputs = [vi(n) for n in in_names if n and n not in constants]
+    inits = [_initializer(n, a) for n, a in constants.items()]
+    graph = helper.make_graph([node], f"specgen_{operator}", graph_inputs, [vi(n) for n in out_names],
+                              initializer=inits)
     dom = "" if domain in (None, "ai.onnx") else domain
     opsets = [helper.make_opsetid(dom, int(opset))]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="specgen")
@@ -51,6 +70,37 @@ def build_model(operator: str, domain: str | None, opset: int, in_names, out_nam
     except Exception:  # pragma: no cover - very old onnx
         pass
     return model
+
+
+def _initializer(name: str, arr: np.ndarray):
+    from onnx import TensorProto, helper, numpy_helper
+
+    if arr.dtype.name == "bfloat16":  # numpy_helper has no bfloat16: its bits, as onnx stores them
+        return helper.make_tensor(name, TensorProto.BFLOAT16, list(arr.shape),
+                                  arr.reshape(-1).view(np.uint16).tobytes(), raw=True)
+    return numpy_helper.from_array(arr, name)
+
+
+def as_input_constants(call, std) -> tuple[list[str], dict, dict]:
+    """(extra input names, their constants, the attributes left): the attributes the call's version
+    takes as optional input tensors (``as_inputs``), given ones as rank-0 constants of the call's
+    dtype, absent ones as empty names (trailing ones dropped)."""
+    version = std.version(call.version)
+    attrs = call.std_attributes(given_only=True)
+    if not version.as_inputs:
+        return [], {}, attrs
+    names, consts = [], {}
+    for attr in version.as_inputs:
+        std_name = std.attributes[attr].name
+        if std_name in attrs:
+            value = attrs.pop(std_name)
+            names.append(std_name)
+            consts[std_name] = scalar_of(value, call.dtype)
+        else:
+            names.append("")
+    while names and not names[-1]:
+        names.pop()
+    return names, consts, attrs
 
 
 def ranked_shapes(names, rank: int) -> dict:
@@ -84,8 +134,9 @@ def model_for_call(call, concrete: bool = False, ranked: bool = False, flat: boo
             shapes = {n: [None] * len(s) for n, s in shapes.items()}
     if flat:
         shapes = {n: [None] for n in in_names + out_names}
-    return build_model(std.operator, std.domain, int(call.version), in_names, out_names, dtypes,
-                       call.std_attributes(given_only=True), shapes), in_names, out_names
+    extra, consts, attrs = as_input_constants(call, std)
+    return build_model(std.operator, std.domain, int(call.version), in_names + extra, out_names, dtypes,
+                       attrs, shapes, consts), in_names, out_names
 
 
 def _dtype_of(arr) -> str:

@@ -102,6 +102,8 @@ def _fmt(v: float | str) -> str:
     """Shortest float32 spelling: 0.35, -0.5, 0, 3.5, 1e-08; a string value as it is."""
     if isinstance(v, str):
         return v
+    if isinstance(v, float) and np.isfinite(v) and abs(v) > np.finfo(np.float32).max:
+        return repr(v)  # a float64 tensor's limit (absent_defaults), beyond float32
     text = str(np.float32(v))
     return text if "e" in text else text.rstrip("0").rstrip(".")
 
@@ -112,6 +114,29 @@ def attribute_sets(spec, standard: str, version: str | None = None, dtype: str |
     (``approximate-tanh``). With ``dtype``, only the values a call of that tensor type accepts (ONNX
     Mod: floating-point inputs require fmod = 1, integer ones fmod = 0: the binding's ``kind_values``)."""
     sets = numeric_sets(spec, standard, version)
+    std_ = spec.standards[standard]
+    if dtype is not None and std_.input_transform and not dt.get(dtype).is_float:
+        t = std_.info.input_transforms[std_.input_transform[0]]
+        if t.float_tensors_only:  # integer tensors keep the transform at its identity
+            sets = [s_ for s_ in sets if all(s_.values.get(k) == a.identity for k, a in t.attributes.items())]
+    if version is not None and dtype is not None:
+        # attributes a version takes as optional inputs: absent (the default set), they stand for the
+        # dtype's limits (ONNX Clip-11: numeric_limits<T>::lowest() / max())
+        ver = spec.standards[standard].version(version)
+        absent = ver.absent_values(dtype)
+        if absent:
+            sets = [AttrSet(s_.name, {**s_.values, **absent}, s_.default) if s_.default else s_ for s_ in sets]
+        if ver.as_inputs:
+            # given, they are tensors of the input's type: the values it holds, and sets that become
+            # equal there (0.35 and 0.65 are both 0 in int32) are one set
+            cast, seen = [], set()
+            for s_ in sets:
+                values = ver.as_input_values(s_.values, dtype)
+                key = tuple(sorted(values.items()))
+                if key not in seen:
+                    seen.add(key)
+                    cast.append(AttrSet(s_.name, values, s_.default))
+            sets = cast
     if spec.choice is None:
         return sets
     name = spec.choice.attribute
@@ -180,8 +205,12 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
 
 def _dedupe_sets(sets, names, declared) -> list[AttrSet]:
     out, seen = [], set()
+    declared = {a.name: a for a in spec.attributes}
+    own = {t.name.replace("_", "-") for t in spec.test_attributes} | {f"example-{i + 1}" for i in range(len(spec.examples))}
     for s in sets:
         key = tuple(s.values[k] for k in names)
+        if crossed(spec, s.values) and s.name not in own:
+            continue  # a generic set that crosses an ordered pair (spec attribute_order)
         if any(not declared[k].allows(v) for k, v in s.values.items() if k in declared):
             continue  # a value the operator is not defined for (attribute `exclude`)
         if key not in seen:
@@ -198,19 +227,31 @@ ATTRIBUTE_BOUNDARIES = (("subnormal", 2.0 ** -149), ("huge", float(np.finfo(np.f
 BOUNDARY_PER_REGION = 4  # region samples of an attribute-boundary case (the breakpoints are all there)
 
 
-def attribute_boundary_sets(spec, standard: str) -> list[AttrSet]:
+def crossed(spec, values: dict) -> bool:
+    """Whether ``values`` put the spec's ordered pair (attribute_order) in the wrong order."""
+    if spec.attribute_order is None:
+        return False
+    lower, upper = spec.attribute_order
+    lo, hi = values.get(lower), values.get(upper)
+    return lo is not None and hi is not None and lo > hi
+
+
+def attribute_boundary_sets(spec, standard: str, version: str | None = None, dtype: str | None = None) -> list[AttrSet]:
     """One set per attribute the standard lets a call set and per boundary value: that attribute at
     the boundary, the others at the standard's first designed set (its defaults where it has
-    them), so a kernel right at the defaults but wrong at one attribute's boundary fails."""
+    them), so a kernel right at the defaults but wrong at one attribute's boundary fails. With
+    ``version`` and ``dtype``, the first set of that row (absent inputs at the dtype's limits)."""
     fixed = spec.standards[standard].fixed()
-    base = attribute_sets(spec, standard)[0].values
+    base = attribute_sets(spec, standard, version, dtype)[0].values
     out = []
     closed = {a.name for a in spec.attributes if a.int_values}  # flags take their listed values only
     for k in spec.numeric_attribute_names:
         if k in fixed or k in closed:
             continue
         for label, value in ATTRIBUTE_BOUNDARIES:
-            out.append(AttrSet(f"boundary-{k}-{label}", {**base, k: f32(value)}))
+            values = {**base, k: f32(value)}
+            if all(o.values != values for o in out) and not crossed(spec, values):  # two attributes at bounds the base already has (Clip)
+                out.append(AttrSet(f"boundary-{k}-{label}", values))
     return out
 
 
@@ -235,7 +276,7 @@ def same_table_as_previous(std, ver, dtype: str, once: bool = False) -> bool:
 
     def table(v):
         return ({t: ((dtype in s.dtypes) if once else s.dtypes, str(s.ranks)) for t, s in v.tensors.items()},
-                v.extra_attributes, v.defaults, v.broadcast)
+                v.extra_attributes, v.defaults, v.broadcast, v.as_inputs, v.absent_defaults)
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
@@ -771,7 +812,15 @@ class OpCorpus:
         self.ver = ver
         r0 = content_rank(ver.ranks(self.x))
         prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}"
-        for aset in attribute_boundary_sets(self.spec, std.key):
+        seen = set()
+        row = (ver.version, dtype) if ver.as_inputs or ver.absent_defaults else (None, None)
+        for aset in attribute_boundary_sets(self.spec, std.key, *row):
+            if ver.as_inputs:  # given as tensors of the input's type: the values it holds (attribute_sets)
+                aset = AttrSet(aset.name, ver.as_input_values(aset.values, dtype), aset.default)
+                key = tuple(sorted(aset.values.items()))
+                if key in seen or crossed(self.spec, aset.values):
+                    continue
+                seen.add(key)
             if not all(np.isfinite(v) for v in std.info.cast_attributes(aset.values, dtype).values()):
                 continue
             cid = f"{prefix}/rank{r0}/attribute-boundary{attr_suffix(aset)}"

@@ -92,6 +92,8 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "command": COMMAND, "sources": spec_source(spec), "op": spec, "inputs": inputs, "attributes": attrs,
         "defaults": {k: {a: v for a, v in s.defaults().items() if a in attrs} for k, s in spec.standards.items()},
         "version_defaults": {k: s.version_defaults() for k, s in spec.standards.items() if s.version_defaults()},
+        "absent_defaults": {k: {v.version: dict(v.absent_defaults) for v in s.versions if v.absent_defaults}
+                            for k, s in spec.standards.items() if any(v.absent_defaults for v in s.versions)},
         "default_kind": {k: s.attribute_defaults for k, s in spec.standards.items()},
         "cast_to_input": [k for k, s in spec.standards.items() if s.info.attribute_cast == "input"],
         "dtypes": {k: {v.version: list(v.dtypes(inputs[0])) for v in s.versions} for k, s in spec.standards.items()},

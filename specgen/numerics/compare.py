@@ -517,6 +517,12 @@ def naive_evaluation_mask(args, inputs, attrs, actual) -> np.ndarray:
     return out & eligible
 
 
+def cast_float32_attribute(v) -> float:
+    from specgen.spec.model import _float32_attribute
+
+    return _float32_attribute(v)
+
+
 def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float],
                        dtype: str | None = None) -> dict[str, float]:
     """Attribute values by the operator's names, float32-rounded; the standard's names (ONNX's
@@ -529,7 +535,7 @@ def resolve_attributes(spec, standard_key: str, attributes: Mapping[str, float],
     for k, v in (attributes or {}).items():
         name = k if k in spec.attribute_names else rename.get(k, k)
         if name in spec.attribute_names and v is not None:  # extra attributes (consumed_inputs) play no part
-            out[name] = float(np.float32(v))
+            out[name] = cast_float32_attribute(v)
     if std:
         for name, default in std.defaults().items():
             if name not in out and default is not None:

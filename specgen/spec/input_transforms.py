@@ -73,6 +73,9 @@ def _apply_one(spec: m.OpSpec, std_key: str, t: m.InputTransform, input_name: st
         standards[key] = s
     identity = {name: a.identity for name, a in t.attributes.items()}
     others = std.defaults()
+    # a standard without defaults (DirectML Clip's required Min and Max): the spec's first example's values
+    first = spec.examples[0].attributes if spec.examples else {}
+    others = {k: (first.get(k) if v is None else v) for k, v in others.items()}
     missing = [k for k in spec.numeric_attribute_names if others.get(k) is None]
     if missing and t.test_values:
         raise TransformError(kp, f"{t.key}'s test values need {std.info.title} defaults for {', '.join(missing)}")
@@ -81,5 +84,6 @@ def _apply_one(spec: m.OpSpec, std_key: str, t: m.InputTransform, input_name: st
                                    f"{std.info.title} {t.key}: {t.source}") for i, values in enumerate(t.test_values))
     attributes = tuple(m.Attribute(name, "float32", a.description or f"{t.key} ({a.name})") for name, a in t.attributes.items())
     examples = tuple(replace(e, attributes={**identity, **e.attributes}) for e in spec.examples)
+    own_tests = tuple(replace(t_, values={**identity, **t_.values}) for t_ in spec.test_attributes)
     return replace(spec, attributes=spec.attributes + attributes, standards=standards,
-                   test_attributes=spec.test_attributes + tests, examples=examples)
+                   test_attributes=own_tests + tests, examples=examples)

@@ -165,7 +165,8 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
 
 TOP_REQUIRED = ("name", "id", "summary", "inputs", "outputs", "attributes", "formula", "special_values",
                 "tolerance", "standards")
-TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once", "broadcast_once")
+TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once", "broadcast_once",
+                "attribute_order")
 
 
 def spec_files(directory: str | Path | None = None) -> list[Path]:
@@ -248,7 +249,8 @@ def _input_transforms(c: _Checker, raw, kp) -> dict[str, m.InputTransform]:
                 c.err(tkp + ("test_values", i), f"needs a value for exactly {', '.join(attrs)}")
             tests.append({k: float(np.float32(v)) for k, v in values.items()})
         out[key] = m.InputTransform(key, str(t["formula"]), node, attrs, tuple(tests),
-                                    " ".join(str(t["source"]).split()))
+                                    " ".join(str(t["source"]).split()),
+                                    " ".join(str(t.get("float_tensors_only", "")).split()))
     return out
 
 
@@ -312,6 +314,21 @@ def _load_all(directory: Path) -> dict[str, m.OpSpec]:
 
 
 class _OpBuilder:
+    def attribute_order(self, raw, attributes) -> tuple[str, str] | None:
+        """attribute_order {lower, upper, reason}: two declared numeric attributes."""
+        if not isinstance(raw, dict):
+            return None
+        numeric = {a.name for a in attributes if a.type != "string"}
+        names = []
+        for key in ("lower", "upper"):
+            if raw.get(key) not in numeric:
+                self.c.err(("attribute_order", key), f"{raw.get(key)!r} is not a declared numeric attribute "
+                                                     f"(declared: {', '.join(sorted(numeric)) or 'none'})")
+            names.append(raw.get(key))
+        if names[0] == names[1]:
+            self.c.err(("attribute_order", "upper"), "must name another attribute than lower")
+        return tuple(names) if not self.c.problems else None
+
     def __init__(self, c: _Checker, standards: dict[str, m.StandardInfo], path: Path):
         self.c = c
         self.standards = standards
@@ -353,7 +370,8 @@ class _OpBuilder:
                         standards=op_standards, path=str(self.path), test_attributes=tuple(test_attributes),
                         choice=choice, special_pairs=isinstance(data.get("special_pairs"), dict),
                         rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict),
-                        broadcast_once=isinstance(data.get("broadcast_once"), dict))
+                        broadcast_once=isinstance(data.get("broadcast_once"), dict),
+                        attribute_order=self.attribute_order(data.get("attribute_order"), attributes))
         try:
             return input_transforms.apply(spec)
         except input_transforms.TransformError as exc:
@@ -1157,7 +1175,7 @@ class _StandardBuilder:
             if entry is None:
                 continue
             c.keys(entry, vkp, ("version",), ("ranks", "dtypes", "tensors", "extra_attributes", "facts", "source",
-                                              "broadcast", "defaults"))
+                                              "broadcast", "defaults", "as_inputs", "absent_defaults"))
             version = entry.get("version")
             if isinstance(version, bool) or not isinstance(version, (str, int)):
                 c.err(vkp + ("version",), f"must be a string such as \"3_0\" or \"22\", got {_kind(version)}")
@@ -1182,12 +1200,35 @@ class _StandardBuilder:
             else:
                 broadcast = self.standard_broadcast
             defaults = self.version_defaults(entry, vkp, attrs) if "defaults" in entry else {}
+            as_inputs, absent = self.version_inputs(entry, vkp)
             v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp),
-                          tuple(broadcast), defaults)
+                          tuple(broadcast), defaults, as_inputs, absent)
             if out:
                 self.check_growth(out[-1], v, vkp)
             out.append(v)
         return out
+
+    def version_inputs(self, entry, vkp) -> tuple[tuple[str, ...], dict[str, str]]:
+        """A version's attributes taken as optional input tensors (as_inputs) and what an absent one
+        stands for (absent_defaults): declared numeric attributes only, absent_defaults only for them."""
+        c = self.c
+        declared = {a.name: a for a in self.attributes}
+        names = entry.get("as_inputs", [])
+        out = []
+        for i, name in enumerate(names if isinstance(names, list) else []):
+            if name not in declared or declared[name].type == "string":
+                c.err(vkp + ("as_inputs", i), f"{name!r} is not a declared numeric attribute "
+                                             f"(declared: {', '.join(declared) or 'none'})")
+            else:
+                out.append(name)
+        absent = entry.get("absent_defaults", {})
+        block = {}
+        for name, kind in (absent.items() if isinstance(absent, dict) else ()):
+            if name not in declared or declared[name].type == "string":
+                c.err(vkp + ("absent_defaults", name), f"{name!r} is not a declared numeric attribute")
+            elif kind in ("lowest", "highest"):
+                block[name] = kind
+        return tuple(out), block
 
     def version_defaults(self, entry, vkp, attrs) -> dict[str, float]:
         """A version's own attribute defaults (ONNX Selu-1): only for attributes this standard names and

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import math
+
 import numpy as np
 
 from specgen.formula.nodes import Node
@@ -107,6 +109,39 @@ class Version:
     # Attribute defaults this version has instead of the standard's (ONNX Selu-1: 1.6732 and 1.0507
     # where Selu-6 and -22 have the SELU constants), as written in the spec.
     defaults: dict[str, float] = field(default_factory=dict)
+    # Attributes this version takes as optional scalar input tensors of the tensor type (ONNX Clip-11:
+    # min, max), in input order after the declared inputs, and what an absent one stands for by the
+    # tensor's dtype: "lowest" / "highest" (numeric_limits<T>), replacing the standard's default.
+    as_inputs: tuple[str, ...] = ()
+    absent_defaults: dict[str, str] = field(default_factory=dict)
+
+    def absent_values(self, dtype: str) -> dict[str, float]:
+        """The values absent ``as_inputs`` attributes stand for with a tensor of ``dtype``."""
+        from specgen import dtypes as _dt
+
+        d = _dt.get(dtype)
+        low, high = (-d.max_finite, d.max_finite) if d.is_float else d.int_range  # ints exact
+        limits = {"lowest": low, "highest": high}
+        return {name: limits[kind] for name, kind in self.absent_defaults.items()}
+
+    def as_input_values(self, values: dict, dtype: str) -> dict:
+        """``values`` with the attributes this version takes as input tensors held as a tensor of
+        ``dtype`` holds them: rounded to nearest even for a float type, truncated towards zero and kept
+        within the range of an integer type (a bound beyond it bounds no more than the type's limit)."""
+        from specgen import dtypes as _dt
+
+        d = _dt.get(dtype)
+        out = dict(values)
+        for name in self.as_inputs:
+            v = out.get(name)
+            if v is None or isinstance(v, str):
+                continue
+            if d.is_float:
+                out[name] = _dt.cast_value(float(v), dtype)
+            else:
+                lo, hi = d.int_range  # Python ints: INT64_MAX is no float
+                out[name] = lo if v <= lo else hi if v >= hi else int(math.trunc(v))
+        return out
 
     def dtypes(self, tensor: str | None = None) -> tuple[str, ...]:
         if tensor is not None:
@@ -200,6 +235,7 @@ class InputTransform:
     attributes: dict[str, TransformAttribute]  # operator attribute name -> binding facts
     test_values: tuple[dict[str, float], ...]
     source: str
+    float_tensors_only: str = ""  # why integer tensors keep the identity (the standard does not say)
 
     PLACEHOLDER = "input"
 
@@ -236,7 +272,7 @@ class StandardInfo:
     def cast_attributes(self, values, dtype: str) -> dict[str, float]:
         """Attribute values as the standard computes with them for a tensor of ``dtype``: float32,
         or (attribute_cast: input) rounded once more to ``dtype`` when it is a float type."""
-        out = {k: (v if isinstance(v, str) else float(np.float32(v))) for k, v in values.items()}
+        out = {k: (v if isinstance(v, str) else _float32_attribute(v)) for k, v in values.items()}
         if self.attribute_cast == "input":
             from specgen import dtypes as _dt
 
@@ -253,6 +289,15 @@ class StandardInfo:
 
     def dtype_name(self, dtype: str) -> str:
         return self.dtype_names[dtype]
+
+
+def _float32_attribute(v) -> float:
+    """An attribute value as float32 stores it; a finite value beyond float32's range is no float32
+    attribute (the float64 limit an absent optional input stands for: Version.absent_defaults) and is kept."""
+    v = float(v)
+    if math.isfinite(v) and abs(v) > float(np.finfo(np.float32).max):
+        return v
+    return float(np.float32(v))
 
 
 @dataclass(frozen=True)
@@ -440,6 +485,9 @@ class OpSpec:
     special_pairs: bool = False  # the corpus pairs every special value of the inputs (spec key special_pairs)
     rank_sweep_once: bool = False  # a dtype's rank sweep only where its row changes (spec key rank_sweep_once)
     broadcast_once: bool = False  # a dtype's broadcast forms only where its row changes (spec key broadcast_once)
+    # (lower, upper): two attributes a generic attribute set keeps in order (Clip's min <= max); crossed
+    # values come only from the spec's own examples and test_attributes (spec key attribute_order)
+    attribute_order: tuple[str, str] | None = None
 
     @property
     def numeric_attribute_names(self) -> tuple[str, ...]:
