@@ -189,7 +189,7 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
                                 {k: float(v) for k, v in zip(closed, combo)}))
         if fixed:
             sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
-        return _dedupe_sets(sets, names, declared)
+        return _dedupe_sets(spec, sets, names, declared)
     base = [GENERIC_VALUES[i % len(GENERIC_VALUES)] for i in range(len(names))]
     sets.append(AttrSet("distinct", {k: f32(v) for k, v in zip(names, base)}))
     sets.append(AttrSet("reversed", {k: f32(v) for k, v in zip(names, reversed(base))}))
@@ -200,12 +200,11 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
     sets.append(AttrSet("wide", {k: f32(10 * v) for k, v in zip(names, base)}))
     if fixed:  # the standard has no such attribute: every set uses its fixed value
         sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
-    return _dedupe_sets(sets, names, declared)
+    return _dedupe_sets(spec, sets, names, declared)
 
 
-def _dedupe_sets(sets, names, declared) -> list[AttrSet]:
+def _dedupe_sets(spec, sets, names, declared) -> list[AttrSet]:
     out, seen = [], set()
-    declared = {a.name: a for a in spec.attributes}
     own = {t.name.replace("_", "-") for t in spec.test_attributes} | {f"example-{i + 1}" for i in range(len(spec.examples))}
     for s in sets:
         key = tuple(s.values[k] for k in names)
