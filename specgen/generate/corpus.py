@@ -102,7 +102,7 @@ def _fmt(v: float | str) -> str:
     """Shortest float32 spelling: 0.35, -0.5, 0, 3.5, 1e-08; a string value as it is."""
     if isinstance(v, str):
         return v
-    if isinstance(v, float) and np.isfinite(v) and abs(v) > np.finfo(np.float32).max:
+    if isinstance(v, float) and np.isfinite(v) and abs(v) > float(np.finfo(np.float32).max):
         return repr(v)  # a float64 tensor's limit (absent_defaults), beyond float32
     text = str(np.float32(v))
     return text if "e" in text else text.rstrip("0").rstrip(".")
