@@ -92,6 +92,10 @@ def _bits(a: np.ndarray) -> np.ndarray:
     return a.view(dt.by_numpy(a.dtype).uint_view) if dt.by_numpy(a.dtype).is_float else a
 
 
+# formulas whose attribute sets make no tie on these inputs (measured): tier 0 settles every element
+NO_TIES = {"clip"}  # DirectML's max(Min, min(Scale * x + Bias, Max)): 6,393 of 6,393 proven in tier 0
+
+
 @pytest.mark.parametrize("op,key,dtype", ROWS, ids=[f"{o}-{k}-{d}" for o, k, d in ROWS])
 def test_tier0_equals_the_exact_path_on_every_element(monkeypatch, op, key, dtype):
     spec = SPECS[op]
@@ -117,7 +121,7 @@ def test_tier0_equals_the_exact_path_on_every_element(monkeypatch, op, key, dtyp
     if dtype in ("float32", "float16", "bfloat16"):  # float64: only exact values; integers: in range
         assert fast_total > 0.75 * total, f"tier 0 proved only {fast_total} of {total}"
     _, e, _ = fast64.evaluate(node, {k: np.ones(2) for k in names}, {k: dtype for k in names}, attrs)
-    if dtype == "float32" and spec.attribute_names and not (isinstance(e, float) and e == 0):
+    if dtype == "float32" and spec.attribute_names and not (isinstance(e, float) and e == 0) and op not in NO_TIES:
         assert fast_total < total  # the attribute sets make ties, which tier 0 leaves to the next tiers
 
 

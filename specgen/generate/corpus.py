@@ -249,7 +249,8 @@ def attribute_boundary_sets(spec, standard: str, version: str | None = None, dty
             continue
         for label, value in ATTRIBUTE_BOUNDARIES:
             values = {**base, k: f32(value)}
-            if all(o.values != values for o in out) and not crossed(spec, values):  # two attributes at bounds the base already has (Clip)
+            if values != base and all(o.values != values for o in out) and not crossed(spec, values):
+                # one already at that bound in the base (Clip's absent max = FLT_MAX), or two at the same bounds
                 out.append(AttrSet(f"boundary-{k}-{label}", values))
     return out
 
