@@ -25,7 +25,7 @@ from specgen.vectors import case_seed, load_corpus
 SPECS = load_all()
 
 
-def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: Fraction) -> Fraction:
+def exact(op: str, x: Fraction, a: dict, standard: str = "directml", /, **others: Fraction) -> Fraction:
     F = {k: Fraction(v) for k, v in a.items() if not isinstance(v, str)}
     if op == "prelu":
         return others["slope"] * x if x < 0 else x
@@ -58,10 +58,10 @@ def exact(op: str, x: Fraction, a: dict, standard: str = "directml", **others: F
                                    {k: v if isinstance(v, str) else mpmath.mpf(v) for k, v in a.items()})
             return _mp_fraction(v)
     plain, numeric = SPECS[op].resolve(a, standard)  # a string attribute picks the formula
-    return formula_oracle(plain.formula_for(standard), x, numeric, primary=SPECS[op].inputs[0].name, **others)
+    return formula_oracle(plain.formula_for(standard), x, numeric, SPECS[op].inputs[0].name, **others)
 
 
-def formula_oracle(node, x: Fraction, a: dict, primary: str = "x", **others: Fraction) -> Fraction | None:
+def formula_oracle(node, x: Fraction, a: dict, primary: str = "x", /, **others: Fraction) -> Fraction | None:
     """Every other operator: its spec's formula evaluated here, independently of the generator's
     tiers, in mpmath at 2600 bits (enough for the cancellation in exp(x) - 1 at float64 subnormals),
     with the function table's mpmath meanings; None where the value is not finite (log(0), 1/0)."""
@@ -178,9 +178,9 @@ def test_a_sample_of_the_corpus_is_correctly_rounded(op):
         others = {k: np.broadcast_to(v, t[yn].shape).ravel() for k, v in t.items() if k not in (xn, yn)}
         picks = np.arange(x.size) if everything else rng.integers(0, x.size, size=min(x.size, 4))
         for i in picks:
-            if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
-                if not all(math.isfinite(float(v[i])) for v in (x, *others.values())):
-                    continue
+            floats = [v for v in (x, *others.values()) if v.dtype.kind == "f" or v.dtype == ml_dtypes.bfloat16]
+            if not all(math.isfinite(float(v[i])) for v in floats):
+                continue  # Where's x and y beside a bool condition included
             if case.op == "softplus" and case.attributes["steepness"] == 0:
                 continue  # log(2) / 0: IEEE's +inf, no rational oracle
             info = SPECS[case.op].standards[case.standard].info  # WebNN computes with options cast to the dtype
