@@ -44,7 +44,7 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
         standards = load_standards(std_path)
     except SpecError as exc:
         return [], exc.problems
-    ok: list[str] = []
+    accumulating: list[str] = []  # ids of the valid accumulating specs (their own format: specgen.indexing.spec.load)
     problems: list[Problem] = list(early)
     seen_ids: dict[str, str] = {}
     valid: dict[str, object] = {}
@@ -62,7 +62,7 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
                 problems.append(Problem(display, None, "id", f"id {acc.id!r} is also used by {seen_ids[acc.id]}"))
                 continue
             seen_ids[acc.id] = display
-            ok.append(acc.id)
+            accumulating.append(acc.id)
             continue
         spec, found = check_file(path, standards, display)
         problems.extend(found)
@@ -75,11 +75,9 @@ def lint_paths(paths: list[str]) -> tuple[list[str], list[Problem]]:
             problems.extend(Problem(display, None, "formula", msg) for msg in unlocated)
             if not unlocated:
                 valid[display] = spec
-                ok.append(spec.id)
     duplicates = semantic.check_unique(valid)
     problems.extend(duplicates)
     bad = {p.file for p in duplicates}
-    accumulating = [i for i in ok if i not in {spec.id for spec in valid.values()}]
     return [spec.id for d, spec in valid.items() if d not in bad] + accumulating, problems
 
 

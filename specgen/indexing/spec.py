@@ -268,9 +268,10 @@ _LOADED: dict = {}  # directory -> (the files' bytes, specs): a process reloadin
 def load_all(directory: Path = SPEC_DIR) -> dict:
     files = sorted(Path(directory).glob("*.yaml"))
     contents = tuple((str(f), f.read_bytes()) for f in files)
-    known = _LOADED.get(str(directory))
+    key = str(Path(directory).resolve())
+    known = _LOADED.get(key)
     if known is not None and known[0] == contents:
         return dict(known[1])
     specs = {s.id: s for s in (load(f) for f in files)}
-    _LOADED[str(directory)] = (contents, specs)
+    _LOADED[key] = (contents, specs)
     return dict(specs)
