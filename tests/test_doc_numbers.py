@@ -46,3 +46,20 @@ def test_a_run_that_differs_from_the_docs_numbers_is_reported():
     problems = t.run_differs("onnxruntime", report)
     assert any(p.startswith("onnxruntime.pass: docs/numbers.json says ") and p.endswith("the run gives 1 "
                "(regenerate: see tools/doc_numbers.py)") for p in problems), problems
+
+
+def test_a_run_selected_otherwise_than_the_gates_is_refused_before_anything_is_written(tmp_path, capsys):
+    # the last CI failure: the WebNN numbers came from a run over every standard, the gate runs --standard webnn
+    import json
+
+    import pytest
+
+    t = tool()
+    before = t.NUMBERS.read_text()
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"counts": {"pass": 1}, "cases": [{"kind": "positive"}], "filters": "all cases"}))
+    assert t.load()["webnn-chromium"]["filters"] != "all cases"
+    with pytest.raises(SystemExit) as e:
+        t.main(["--run", f"webnn-chromium={run}"])
+    assert e.value.code == 2 and "--new-filters" in capsys.readouterr().err
+    assert t.NUMBERS.read_text() == before
