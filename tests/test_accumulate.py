@@ -128,6 +128,60 @@ def test_golden_sum_is_the_exact_sum_rounded_once():
     assert y.tolist() == exact and y[:3].tolist() == [2048.0, 2050.0, 1.0]
 
 
+@pytest.mark.parametrize("op, identity", [("reduce_sum", 0.0), ("reduce_prod", 1.0), ("reduce_max", -np.inf),
+                                          ("reduce_min", np.inf), ("reduce_log_sum_exp", -np.inf), ("reduce_l2", 0.0)])
+def test_golden_empty_reduction_is_the_identity(op, identity):
+    # ONNX: "Reduction over an empty set of values yields 0" / 1 / minus infinity / plus infinity
+    x = np.zeros((2, 0), np.float32)
+    layout = _layout(op, "onnx", SPECS[op].standards["onnx"].versions[-1].version, {"x": x.shape}, {"axes": [1], "keepdims": 0})
+    y, _ = golden(SPECS[op].formula, layout, {"x": x}, {}, "float32", "y")
+    assert y.shape == (2,) and y.tolist() == [identity] * 2 and bool(np.signbit(y[0])) == (identity < 0)
+
+
+def test_golden_exact_zero_is_positive_zero():
+    # x + -x is exactly 0: IEEE's round-to-nearest sum is +0, not the -0 below the zero bound
+    x = np.array([[1.5, -1.5], [-0.0, -0.0]], np.float32)
+    layout = _layout("reduce_sum", "onnx", "13", {"x": x.shape}, {"axes": [1], "keepdims": 0})
+    y, _ = golden(SPECS["reduce_sum"].formula, layout, {"x": x}, {}, "float32", "y")
+    assert y.tolist() == [0.0, 0.0] and np.signbit(y).tolist() == [False, True]
+
+
+def test_empty_reductions_follow_each_standards_rule():
+    designed = {c.id: c for c in CORPUS if "/empty/" in c.id}
+    # identity (ONNX): a positive case whose golden value is the identity; kept: an empty output
+    case = designed["reduce_max/onnx-20/float32/empty/reduced/keep0"]
+    assert case.kind == "positive" and case.load()["y"].tolist() == [-np.inf, -np.inf]
+    assert designed["reduce_sum/onnx-13/float32/empty/kept"].shapes["y"] == [0, 1]
+    # rejected (WebNN, DirectML: "A valid dimension is an integer greater than zero"): must-reject
+    for key in ("reduce_sum/webnn-2026-06-26/float32/empty/reduced/keep0", "reduce_sum/directml-3_0/float32/empty/kept"):
+        assert designed[key].kind == "negative" and "a dimension of size 0" in designed[key].violations[0]
+    # undefined (ONNX ReduceMean, oneDNN): any value passes, reported
+    assert designed["reduce_mean/onnx-18/float32/empty/reduced/keep1"].kind == "positive"
+    with pytest.raises(ShapeViolation, match=r"x: a dimension of size 0 in \[0, 3\]"):
+        _layout("reduce_sum", "webnn", "2026-06-26", {"x": [0, 3]}, {"axes": [1]})
+
+
+def _zero_for_empty(call, inputs):
+    """A kernel that gives 0 for every empty reduction (and the exact float64 result otherwise)."""
+    x = inputs["x"].astype(np.float64)
+    axes = tuple(call.attributes.get("axes") or range(x.ndim))
+    keep = bool(call.attributes.get("keepdims", 1))
+    shape = np.sum(x, axis=axes, keepdims=keep).shape
+    return {"y": np.zeros(shape, dtypes.get(call.dtype).numpy)}
+
+
+def test_an_empty_reduction_is_judged_by_the_standards_rule():
+    empty = lambda c: "/empty/reduced/" in c.id
+    # ONNX ReduceMax: minus infinity, so 0 fails; oneDNN leaves it unspecified: 0 passes with a note
+    onnx = run("reduce_max", "onnx", "20", "float32", _zero_for_empty, select=empty)
+    assert onnx and all(v.verdict == FAIL for v in onnx)
+    onednn = run("reduce_max", "onednn", "current", "float32", _zero_for_empty, select=empty)
+    assert onednn and all(v.verdict == PASS and any("empty reduction" in n for n in v.notes) for v in onednn)
+    # ONNX ReduceSum: 0 is the identity; ReduceMean: "yields undefined"
+    assert all(v.verdict == PASS for v in run("reduce_sum", "onnx", "13", "float32", _zero_for_empty, select=empty))
+    assert all(v.verdict == PASS for v in run("reduce_mean", "onnx", "18", "float32", _zero_for_empty, select=empty))
+
+
 def test_golden_matmul_equals_exact_dot_products():
     rng = np.random.default_rng(3)
     a = rng.standard_normal((5, 33)).astype(np.float32)
@@ -268,6 +322,10 @@ def test_broken_spec_names_file_and_key(tmp_path):
         load(bad)
     line = int(str(err.value).split(":")[1])
     assert "labels: [q]" in bad.read_text().splitlines()[line - 1]
+    rule = tmp_path / "reduce_sum.yaml"
+    rule.write_text(open(SPECS["reduce_sum"].path, encoding="utf-8").read().replace("empty: rejected", "empty: refused", 1))
+    with pytest.raises(IndexSpaceError, match=r"reduce_sum.yaml:\d+:\d+: standards.webnn.empty: 'refused'; allowed: identity, undefined, rejected"):
+        load(rule)
 
 
 def test_onnx_models_built_from_the_spec_run_in_onnxruntime():

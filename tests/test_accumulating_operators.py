@@ -22,7 +22,7 @@ SPECS = load_operators()
 ACC = accumulating(SPECS)
 CASES = [c for c in load_cases(ROOT / "generated" / "vectors", SPECS) if c.op in ACC]
 ID = re.compile(r"^[a-z][a-z0-9_]*/[a-z]+-[a-z0-9_.-]+/(float16|float32|float64|bfloat16)/"
-                r"(rank\d/[a-z0-9-]+(/[a-z0-9-]+)?|length\d+/[a-z_]+|k\d+/[a-z_]+|[a-zA-Z0-9_.-]+)$")
+                r"(rank\d/[a-z0-9-]+(/[a-z0-9-]+)?|empty/[a-z-]+(/keep\d?)?|length\d+/[a-z_]+|k\d+/[a-z_]+|[a-zA-Z0-9_.-]+)$")
 
 
 def _run(*args):

@@ -1,5 +1,6 @@
 """Designed cases for an accumulating operator, from its index space alone (no operator is named):
-every axis subset up to rank 4 with negative spellings, keepdims both ways, the empty list; reduced
+every axis subset up to rank 4 with negative spellings, keepdims both ways, the empty list, a reduced
+or kept dimension of size 0 (the standard's empty-reduction rule: identity, undefined or rejected); reduced
 lengths 1, 2, 3, 7, 8, 9, 64, 1023 and (``long=True``) 65,537; values that expose order and precision
 (cancellation, float running sums that stall or saturate, NaN/±inf in one position, all-equal and
 one-dominant rows, near-overflow for exp); and must-reject cases (out-of-range, negative where the
@@ -215,6 +216,15 @@ def cases(spec: AccSpec, standard: str, version: str, dtype: str, *, long: bool 
             if s.kind == "list" and rank >= 2:
                 add(f"rank{rank}/reject-duplicate", {x: shape}, {s.given_by: [0, 0]}, kind="negative")
                 add(f"rank{rank}/reject-duplicate-negative", {x: shape}, {s.given_by: [0, -rank]}, kind="negative")
+        if structure and s.kind == "list" and spec.standards[standard].empty is not None:
+            # a dimension of size 0: reduced (the standard's empty-reduction rule: the identity, any value,
+            # or a must-reject where dimensions are greater than zero) or kept (an empty output)
+            keeps = (0, 1) if space.keepdims in settable else (None,)
+            for tag, shape, extra in ([(f"reduced/keep{k if k is not None else ''}", [2, 0],
+                                        {s.given_by: [1], **({space.keepdims: k} if k is not None else {})}) for k in keeps]
+                                      + [("default-axes", [0], {}), ("kept", [0, 3], {s.given_by: [1]})]):
+                for kind in ("positive", "negative"):
+                    add(f"empty/{tag}", {x: shape, **{t: None for t in others}}, extra, kind=kind)
         # lengths and value designs along the last axis
         for length in lengths:
             shape = [2, length]

@@ -160,8 +160,10 @@ def enclose(formula, layout: Layout, inputs: dict, attributes: dict, rounding: R
             v = np.prod(full, axis=axes, keepdims=True)
             upper = np.prod(np.abs(full) + ex, axis=axes, keepdims=True) * (1 + current[0]) ** max(count - 1, 0)
             return v, upper * (1 + 2.0 ** -52 * count) - np.abs(v) + count * current[1]
-        pick = np.max if node.op == "max" else np.min
-        return pick(full, axis=axes, keepdims=True), np.max(ex, axis=axes, keepdims=True) if axes else ex
+        # an empty set's maximum is -inf and its minimum +inf (the identities; ONNX ReduceMax/Min-18)
+        pick, ident = (np.max, -np.inf) if node.op == "max" else (np.min, np.inf)
+        return (pick(full, axis=axes, keepdims=True, initial=ident),
+                np.max(ex, axis=axes, keepdims=True, initial=0.0) if axes else ex)
 
     def call(node):
         fn = FUNCTIONS[node.func]

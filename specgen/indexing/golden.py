@@ -4,8 +4,9 @@ value rounded once to the output type.
 A float64 enclosure (``evaluate.enclose`` with numpy's own error bounds) decides every element whose
 enclosure rounds to one value of the output type; the rest are computed in mpmath on the element's
 fiber (its inputs along the reduced labels) with enough bits that sums of floats are exact. An
-element whose fiber holds NaN or an infinity gets the IEEE evaluation (the formula's literal outcome:
-a NaN anywhere gives NaN, +inf + -inf gives NaN, max(x, +inf) is +inf).
+element whose fiber holds NaN or an infinity, or is empty, gets the IEEE evaluation (the formula's
+literal outcome: a NaN anywhere gives NaN, +inf + -inf gives NaN, max(x, +inf) is +inf, an empty
+sum 0, an empty maximum -inf, an empty mean 0 / 0 = NaN).
 """
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
     out = np.array(lo, copy=True)
     undecided = ~((lo == hi) & np.isfinite(v) & np.isfinite(e))
     if not np.any(undecided):
-        return out, 0
+        return _zero_signs(out, formula, layout, inputs, attributes, output), 0
     placed = {name: layout.place(name, np.asarray(a)) for name, a in inputs.items()}
     reduced = reduced_labels(formula, layout)
     labels, _ = layout.outputs[output]
@@ -125,7 +126,8 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
                                 for lab in layout.labels)
             fiber_in = {name: a[tuple(s if a.shape[i] > 1 else slice(0, 1) for i, s in enumerate(fiber_index))]
                         for name, a in placed.items()}
-            if not all(np.all(np.isfinite(a.astype(np.float64))) for a in fiber_in.values()):
+            if not all(a.size and np.all(np.isfinite(a.astype(np.float64))) for a in fiber_in.values()):
+                # a NaN or an infinity, or an empty fiber (a reduction over no elements: the mean's 0 / 0)
                 fibers[key] = None
             elif exact_terms:
                 terms = np.ones((1,) * len(layout.labels))
@@ -152,4 +154,19 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
                         for i, lab in enumerate(layout.labels))]
         with mpmath.workprec(prec):
             out[index] = U.round_fraction(value, out_dtype)
-    return out, int(np.count_nonzero(undecided))
+    return _zero_signs(out, formula, layout, inputs, attributes, output), int(np.count_nonzero(undecided))
+
+
+def _zero_signs(out, formula, layout: Layout, inputs: dict, attributes: dict, output: str):
+    """The sign of each zero result: a rounding decides only |value| (the bound's lower end rounds
+    to -0, mpmath's exact zero has no sign), so zeros take the sign IEEE arithmetic gives them: the
+    float64 evaluation's where that is a zero too (-0 + -0 = -0, an empty sum +0), else +0 (x + -x)."""
+    zero = out == 0
+    if not np.any(zero):
+        return out
+    with np.errstate(all="ignore"):
+        ieee = layout.arrange(output, simulate(formula, layout, inputs, attributes, np.float64, "pairwise"))
+    negative = zero & (ieee == 0) & np.signbit(ieee)
+    out[zero] = 0.0
+    out[negative] = -0.0
+    return out

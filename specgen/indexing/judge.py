@@ -22,7 +22,7 @@ def compare(spec, standard: str, dtype: str, inputs: dict, attributes: dict, exp
     layout = resolve(space, spec.formula, {k: np.shape(v) for k, v in inputs.items()}, attributes, spec.outputs)
     return judge(spec.formulas(), layout, inputs, attributes, dtype, np.asarray(expected), np.asarray(actual),
                  policy(spec, standard, dtype), output,
-                 report_only=unspecified_elements(spec, layout, inputs, attributes, output))
+                 report_only=unspecified_elements(spec, layout, inputs, attributes, output, standard))
 
 
 def _calls_exp(spec) -> bool:

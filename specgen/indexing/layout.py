@@ -186,6 +186,9 @@ def resolve(space: IndexSpace, formula, shapes: dict, attributes: dict, outputs)
             else:
                 absent[name] = float(t.absent)
             continue
+        if space.nonzero and 0 in [int(d) for d in shapes[name]]:
+            problems.append(f"{name}: a dimension of size 0 in {list(shapes[name])} (this standard's dimensions are "
+                            f"greater than zero)")
         labels = _tensor_labels(t, len(shapes[name]), attributes, problems)
         if labels is not None:
             tensors[name] = labels

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from specgen.formula import nodes as n
+
 from specgen.indexing.evaluate import simulate
 from specgen.indexing.golden import golden
 from specgen.indexing.layout import resolve
@@ -34,8 +36,17 @@ def reached_by(spec: AccSpec, layout, inputs: dict, attributes: dict, output: st
     return np.isnan(layout.arrange(output, value))
 
 
-def unspecified_elements(spec: AccSpec, layout, inputs, attributes, output) -> dict:
+def empty_reductions(spec: AccSpec, layout) -> list[str]:
+    """The index sets the formula reduces over that have no element here (a reduced dimension of size 0)."""
+    over = {node.over for f in spec.formulas() for node in n.walk(f) if isinstance(node, n.Reduce)}
+    return sorted(s for s in over if s in layout.sets and layout.count(s) == 0)
+
+
+def unspecified_elements(spec: AccSpec, layout, inputs, attributes, output, standard: str | None = None) -> dict:
     out = {}
+    if standard is not None and spec.standards[standard].empty == "undefined" and empty_reductions(spec, layout):
+        # "Reduction over an empty set of values yields undefined" (ONNX ReduceMean): any value passes
+        out["an empty reduction"] = np.ones(layout.outputs[output][1], dtype=bool)
     if spec.special.get("nan") == "unspecified":
         out["a NaN"] = reached_by(spec, layout, inputs, attributes, output, np.isnan)
     if spec.special.get("inf") == "unspecified":

@@ -15,7 +15,7 @@ def render_standard(spec, std, depth: int = 1) -> list[str]:
     for v in std.versions:
         out.append(_row(v.version, ", ".join(v.dtypes()), ", ".join(v.attributes) or "-", ", ".join(v.as_inputs) or "-",
                         v.max_rank if v.max_rank is not None else "-"))
-    out += ["", f"Reduction over an empty set: {std.empty}."]
+    out += ["", f"Reduction over an empty set: {std.empty or 'not stated'}."]
     if std.defaults:
         out.append("Defaults of this standard: " + ", ".join(f"{k} = {v}" for k, v in std.defaults.items()) + ".")
     if std.accumulation:

@@ -70,6 +70,8 @@ class IndexSpace:
     sets: dict
     keepdims: str | None = None
     overrides: tuple = field(default=())
+    nonzero_standards: frozenset = frozenset()  # standards whose dimensions are greater than zero
+    nonzero: bool = False                       # this (resolved) space rejects a dimension of size 0
 
     def for_version(self, standard: str, version: str) -> "IndexSpace":
         """The space as ``standard`` ``version`` defines it (its overrides applied)."""
@@ -77,7 +79,7 @@ class IndexSpace:
         for o in self.overrides:
             if o["standard"] == standard and version in o["versions"]:
                 space = _apply(space, o)
-        return IndexSpace(space.tensors, space.sets, space.keepdims, ())
+        return IndexSpace(space.tensors, space.sets, space.keepdims, (), nonzero=standard in self.nonzero_standards)
 
 
 def _fail(where: str, message: str):
@@ -157,7 +159,7 @@ def _apply(space: IndexSpace, override: dict) -> IndexSpace:
             raise IndexSpaceError(f"index_space.overrides: tensor {name}: unknown key(s) {sorted(unknown)}")
         tensors[name] = TensorDims(**{**base.__dict__, **changes})
     keepdims = override.get("keepdims", space.keepdims)
-    return IndexSpace(tensors, sets, keepdims, space.overrides)
+    return IndexSpace(tensors, sets, keepdims, space.overrides, space.nonzero_standards)
 
 
 def parse_index_space(raw, where: str = "index_space") -> IndexSpace:

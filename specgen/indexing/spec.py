@@ -6,6 +6,8 @@ standard ``accumulation`` (the types a kernel may accumulate in, per dtype, with
 """
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +24,9 @@ ATTRIBUTE_TYPES = ("axes", "axis", "bool", "float32")
 _TOP = {"name", "id", "summary", "inputs", "outputs", "attributes", "index_space", "formula", "readings",
         "standards", "examples", "special_values"}
 SPECIAL = {"nan": ("propagate", "unspecified"), "inf": ("formula", "unspecified")}
+# standards.<key>.empty: a reduction over an empty set gives the formula's identity (0, 1, -inf, ...),
+# is left undefined (any value passes, reported), or cannot happen (a dimension of size 0 is rejected)
+EMPTY_RULES = ("identity", "undefined", "rejected")
 
 
 class Name(str):
@@ -69,7 +74,7 @@ class Standard:
     operator: str
     versions: tuple[Version, ...]
     accumulation: dict               # dtype -> AccumulationPolicy
-    empty: str                       # reduction over an empty set: "identity" | "undefined" | "rejected"
+    empty: str | None                # reduction over an empty set: "identity" | "undefined" | "rejected"; None: not stated
     defaults: dict                   # attribute defaults where this standard's differ (WebNN keepDimensions false)
     # how a builder-style API takes the operator's tensors and attributes (WebNN: builder.gemm(a, b, {c,
     # alpha, aTranspose, ...})): {args: [spec names, in order], options: {the standard's option name: spec name}}
@@ -249,7 +254,12 @@ def _load(path: Path, raw) -> AccSpec:
                 if name not in inputs and name not in attributes:
                     _fail(p, f"{where}.call", f"{name!r} is neither an input nor an attribute of the operator")
             call = {"args": list(call.get("args") or ()), "options": dict(call.get("options") or {})}
-        standards[key] = Standard(key, s["operator"], tuple(versions), acc, s.get("empty", "identity"), defaults, call)
+        empty = s.get("empty")
+        if empty is not None and empty not in EMPTY_RULES:
+            _fail(p, f"{where}.empty", f"{empty!r}; allowed: {', '.join(EMPTY_RULES)}")
+        standards[key] = Standard(key, s["operator"], tuple(versions), acc, empty, defaults, call)
+    # a standard whose tensors cannot have a dimension of size 0 (WebNN, DirectML) rejects such shapes
+    space = dataclasses.replace(space, nonzero_standards=frozenset(k for k, st in standards.items() if st.empty == "rejected"))
     special = {"nan": "propagate", "inf": "formula"}
     for key, value in (raw.get("special_values") or {}).items():
         if key == "reason":
