@@ -137,3 +137,43 @@ def test_an_export_owns_its_folder(tmp_path):
     res = CliRunner().invoke(main, npz + ["--replace"])
     assert res.exit_code == 0, res.output
     assert not (foreign / "notes.txt").exists() and (foreign / "manifest.json").is_file()
+
+
+def test_accumulating_operators_export_with_the_models_the_onnxruntime_adapter_runs(tmp_path):
+    """Reductions (axes as an attribute at opset 11, as an input tensor at 13), Gemm and LayerNormalization:
+    ONNX's loader reads them, onnxruntime runs them, and each output is within the exported atol (the
+    accumulation model's widest bound for the case) of the golden one; npz carries their records."""
+    from onnx import numpy_helper
+    from onnx.backend.test.loader import load_model_tests
+
+    chosen = ["--op", "reduce_sum,gemm,layer_normalization", "--standard", "onnx", "--version", "11,13,17",
+              "--dtype", "float32", "--case", "*/rank2/*", "--case", "*/length9/*", "--case", "*/k9/*",
+              "--case", "*/empty/*"]
+    res = CliRunner().invoke(main, ["export", "--format", "onnx", "--out", str(tmp_path / "onnx"), *chosen])
+    assert res.exit_code == 0 and "accumulating operator's bound" in res.output, res.output
+    tests = load_model_tests(str(tmp_path / "onnx"), kind="specgen")
+    ids = CliRunner().invoke(main, ["cases", *chosen, "--kind", "positive"]).output.split()
+    assert len(tests) == len(ids) > 30 and any("/empty/" in i for i in ids)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    atols = []
+    for t in tests:
+        d = Path(t.model_dir)
+        model = onnx.load(str(d / "model.onnx"))
+        onnx.checker.check_model(model)
+        sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        feeds = {i.name: numpy_helper.to_array(onnx.load_tensor(str(d / "test_data_set_0" / f"input_{k}.pb")))
+                 for k, i in enumerate(sess.get_inputs())}
+        y = numpy_helper.to_array(onnx.load_tensor(str(d / "test_data_set_0" / "output_0.pb")))
+        got = sess.run(None, feeds)[0]
+        assert got.shape == y.shape, d.name
+        ok = np.isclose(got.astype(np.float64), y.astype(np.float64), rtol=t.rtol, atol=t.atol, equal_nan=True)
+        assert ok.all() or "nan" in d.name or "inf" in d.name, (d.name, t.atol)
+        atols.append(t.atol)
+    # an exact case (a one-element sum) has no slack; a cancelling one (+-2^26 among small values) a wide one
+    assert min(atols) == 0.0 and float(np.median(atols)) < 1e-5 and max(atols) > 1.0
+    res = CliRunner().invoke(main, ["export", "--format", "npz", "--out", str(tmp_path / "npz"), "--op", "reduce_sum",
+                                    "--standard", "webnn", "--case", "*/empty/*", "--case", "*/length9/*"])
+    manifest = json.loads((tmp_path / "npz" / "manifest.json").read_text())
+    assert res.exit_code == 0 and {c["tolerance"]["metric"] for c in manifest["cases"]} == {"accumulation"}
+    assert any(c["kind"] == "negative" and c["standard"] == "webnn" for c in manifest["cases"])

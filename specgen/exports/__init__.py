@@ -18,12 +18,14 @@ import re
 LOST = {
     "onnx": ("The per-element error bound of the error model (specgen's `model` tolerance accepts exactly the results "
              "of a correct evaluation order) becomes one rtol/atol pair per dtype in data.json; NaN payloads, the "
-             "sign of zero and flush-to-zero allowances are not expressible; must-reject, strided, in-place and "
+             "sign of zero and flush-to-zero allowances are not expressible; an accumulating operator's bound (any "
+             "summation order and allowed accumulation type, per element) becomes atol = its widest element's bound, "
+             "rtol 0; must-reject, strided, in-place and "
              "non-ONNX cases are not exported. Generated-on-the-fly cases (a `recipe` in the manifest) are "
              "materialised: their tensors are written like any other's."),
     "npz": ("Nothing of the data: every tensor and every manifest field is kept. The error model itself is not "
             "code a C/C++ harness has: `tolerance` says `model` (judge with specgen's compare, or bound the error by "
-            "the ULPs documented in docs/error-model.md); bfloat16 tensors are stored as their uint16 bit patterns "
+            "the ULPs documented in docs/error-model.md) or `accumulation` (docs/accumulation.md); bfloat16 tensors are stored as their uint16 bit patterns "
             "(npz has no bfloat16). Generated-on-the-fly cases (a `recipe` in the manifest) are materialised into their "
             ".npz like any other; the record keeps the recipe (source case, seed, counts) for reference."),
 }

@@ -19,6 +19,57 @@ def _tensor(arr: np.ndarray, name: str):
     return numpy_helper.from_array(np.require(arr, requirements="C"), name)  # 0-d stays 0-d
 
 
+def _write(d: Path, model, ins, outs, data, names, case, rtol, atol) -> None:
+    (d / "test_data_set_0").mkdir(parents=True, exist_ok=True)
+    (d / "model.onnx").write_bytes(model.SerializeToString())
+    for i, n in enumerate(ins):
+        (d / "test_data_set_0" / f"input_{i}.pb").write_bytes(_tensor(data[n], names[n]).SerializeToString())
+    for i, n in enumerate(outs):
+        (d / "test_data_set_0" / f"output_{i}.pb").write_bytes(_tensor(data[n], names[n]).SerializeToString())
+    (d / "data.json").write_text(json.dumps({"rtol": rtol, "atol": atol, "specgen_case": case.id,
+                                             "specgen_tolerance": case.tolerance}, sort_keys=True) + "\n")
+
+
+def accumulation_atol(spec, case, inputs: dict, output: str) -> float:
+    """The widest distance from the golden value that the accumulation model accepts for this case
+    (any summation order, any accumulation type the standard allows, every reading): one atol that
+    admits every result the model does (and some it does not: an rtol/atol pair is per case, the
+    model per element)."""
+    from specgen.indexing.layout import resolve
+    from specgen.indexing.run import expected, policy
+    from specgen.numerics.accumulation import model_interval
+
+    space = spec.index_space.for_version(case.standard, case.version)
+    layout = resolve(space, spec.formula, {k: np.shape(v) for k, v in inputs.items()}, case.attributes, spec.outputs)
+    golden = np.asarray(expected(spec, case, inputs)[0][output], dtype=np.float64)
+    pol = policy(spec, case.standard, case.dtype)
+    widest = 0.0
+    with np.errstate(all="ignore"):
+        for acc in pol.allowed:
+            for formula in spec.formulas():
+                lo, hi = model_interval(formula, layout, inputs, case.attributes, acc, case.dtype, output)
+                reach = np.maximum(hi - golden, golden - lo)
+                reach = reach[np.isfinite(reach) & np.isfinite(golden)]
+                if reach.size:
+                    widest = max(widest, float(np.max(reach)))
+    return widest
+
+
+def _accumulating(spec, case, data: dict):
+    """The one-node model of an accumulating case (specgen.indexing.onnx_kernel, what the onnxruntime
+    adapter runs), its tensor names and (rtol 0, atol: the accumulation model's widest bound)."""
+    from specgen.indexing.onnx_kernel import model
+
+    from onnx import helper
+
+    inputs = {n: data[n] for n in spec.inputs if n in data}
+    output, = spec.outputs
+    m = model(spec, case, inputs)
+    kind = m.graph.output[0].type.tensor_type.elem_type
+    m.graph.output[0].CopyFrom(helper.make_tensor_value_info(output, kind, list(data[output].shape)))  # a checked model
+    return m, list(inputs), [output], (0.0, accumulation_atol(spec, case, inputs, output))
+
+
 def export(cases, specs: dict, out: Path) -> dict:
     """Write every exportable case under ``out/specgen/``; returns {"written": n, "skipped": {why: n}}."""
     from specgen.adapters.onnx_common import build_model
@@ -40,8 +91,14 @@ def export(cases, specs: dict, out: Path) -> dict:
             skipped[why] = skipped.get(why, 0) + 1
             continue
         spec = specs[case.op]
-        std = spec.standards["onnx"]
         data = case.load()
+        if getattr(spec, "index_space", None) is not None:  # an accumulating operator (specgen.indexing)
+            model, ins, outs, (rtol, atol) = _accumulating(spec, case, data)
+            _write(root / ("test_" + case_dir_name(case.id, taken)), model, ins, outs, data, {n: n for n in ins + outs},
+                   case, rtol, atol)
+            written += 1
+            continue
+        std = spec.standards["onnx"]
         ins = [t.name for t in spec.inputs]
         outs = [t.name for t in spec.outputs]
         names = {n: std.tensors[n].name if n in std.tensors else n for n in ins + outs}
@@ -52,16 +109,8 @@ def export(cases, specs: dict, out: Path) -> dict:
         model = build_model(std.operator, std.domain, int(case.version), [names[n] for n in ins],
                             [names[n] for n in outs], {names[n]: case.dtypes[n] for n in ins + outs}, attrs,
                             {names[n]: list(case.shapes[n]) for n in ins + outs})
-        d = root / ("test_" + case_dir_name(case.id, taken))
-        (d / "test_data_set_0").mkdir(parents=True, exist_ok=True)
-        (d / "model.onnx").write_bytes(model.SerializeToString())
-        for i, n in enumerate(ins):
-            (d / "test_data_set_0" / f"input_{i}.pb").write_bytes(_tensor(data[n], names[n]).SerializeToString())
-        for i, n in enumerate(outs):
-            (d / "test_data_set_0" / f"output_{i}.pb").write_bytes(_tensor(data[n], names[n]).SerializeToString())
         rtol, atol = TOLERANCE.get(case.dtype, (0.0, 0.0))
-        (d / "data.json").write_text(json.dumps({"rtol": rtol, "atol": atol, "specgen_case": case.id,
-                                                 "specgen_tolerance": case.tolerance}, sort_keys=True) + "\n")
+        _write(root / ("test_" + case_dir_name(case.id, taken)), model, ins, outs, data, names, case, rtol, atol)
         written += 1
     (Path(out) / "README.txt").write_text(
         "specgen corpus in ONNX's backend-test layout: onnx.backend.test.loader.load_model_tests(DIR, kind='specgen').\n"
