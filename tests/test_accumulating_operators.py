@@ -92,3 +92,30 @@ def test_onnxruntime_gate_on_a_sample_with_its_baseline():
     code, out = _run("--adapter", "onnxruntime", "--op", "reduce_log_sum_exp,log_softmax", "--version", "13,18",
                      "--dtype", "float16,float64", "--baseline", str(ROOT / "baselines" / "onnxruntime.yaml"), "--strict")
     assert code == 0 and " xfail" in out and " 0 fail, 0 error" in out, out
+
+
+def test_generated_validators_agree_with_every_designed_case():
+    """generated/validate/<op>.py of each accumulating operator (the index-space engine copied into
+    validate/_index_space.py, standalone): every positive case of the corpus is legal with the
+    output sizes it stores, every must-reject case is refused; and a wrong dtype, an attribute the
+    version lacks and wrong output sizes are named."""
+    from specgen.generate.tree import import_generated
+
+    modules = {op: import_generated(ROOT / "generated", "validate", op) for op in ACC}
+    wrong = []
+    for c in CASES:
+        tensors = {t: {"dtype": c.dtypes[t], "sizes": list(s)} for t, s in c.shapes.items()
+                   if c.kind == "positive" or t in SPECS[c.op].inputs}
+        problems = modules[c.op].validate(c.standard, c.version, tensors, {a: c.attributes[a] for a in c.attributes_given})
+        if bool(problems) != (c.kind == "negative"):
+            wrong.append((c.id, problems))
+    assert not wrong, wrong[:5]
+    text = (ROOT / "generated" / "validate" / "_index_space.py").read_text()
+    assert "import specgen" not in text and "from specgen" not in text
+    m = modules["reduce_sum"]
+    assert m.validate("webnn", "2026-06-26", {"x": {"dtype": "float64", "sizes": [2, 3]}, "y": {"dtype": "float64", "sizes": [2, 5]}},
+                      {"axes": [1], "bogus": 1}) == [
+        "reduceSum (webnn 2026-06-26): attribute 'bogus' is not one of this version's (axes, keepdims)",
+        "x: data type float64 is not allowed (reduceSum (webnn 2026-06-26) allows float32, float16)",
+        "y: data type float64 is not allowed (reduceSum (webnn 2026-06-26) allows float32, float16)",
+        "y: sizes [2, 5]; the inputs and attributes give [2]"]

@@ -248,3 +248,90 @@ def validate_module(env: jinja2.Environment, spec) -> str:
 
 def shared_module(env: jinja2.Environment, template: str) -> str:
     return env.get_template(template).render(command=COMMAND, sources=f"templates/{template}")
+
+
+# ------------------------------------------------------------------ accumulating operators' validators
+
+_ENGINE_MODULES = ("space.py", "layout.py")  # specgen/indexing/: copied into validate/_index_space.py
+_ENGINE_IMPORTS = ("from specgen.formula import nodes as n", "from specgen.indexing.space import ")
+
+
+def index_space_engine() -> Code:
+    """The index-space engine's own source (specgen/indexing/space.py and layout.py: parsing the
+    index space, resolving shapes), for the generated validators of the accumulating operators: one
+    code path, so a generated validator derives exactly the shapes and violations the corpus has.
+    Their imports of specgen are dropped (layout's ``n`` is the module's small stand-in for formula
+    nodes); any other import of specgen is refused: the generated package stands alone."""
+    from pathlib import Path
+
+    parts = []
+    for name in _ENGINE_MODULES:
+        text = (Path(__file__).resolve().parents[1] / "indexing" / name).read_text(encoding="utf-8")
+        kept = []
+        for line in text.splitlines():
+            if line.startswith("from __future__ ") or line.startswith(_ENGINE_IMPORTS):
+                continue
+            if "specgen" in line and line.lstrip().startswith(("import ", "from ")):
+                raise ValueError(f"specgen/indexing/{name} imports {line.strip()!r}: the generated validators "
+                                 f"copy that module and cannot import specgen")
+            kept.append(line)
+        parts.append(f"# ---- specgen/indexing/{name}\n" + "\n".join(kept).strip("\n") + "\n")
+    return Code("\n\n".join(parts))
+
+
+def _label_tree(node):
+    """The formula as the labels it varies along need it: ("var", name), ("reduce", set, child),
+    ("node", children) (literal data for the generated module)."""
+    if isinstance(node, n.Var):
+        return ("var", node.name)
+    if isinstance(node, n.Reduce):
+        return ("reduce", node.over, _label_tree(node.operand))
+    return ("node", tuple(_label_tree(c) for c in n.children(node)))
+
+
+def _index_space_data(space) -> dict:
+    def fields(obj):
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(obj).items()}
+
+    return {"tensors": {name: fields(t) for name, t in space.tensors.items()},
+            "sets": {name: fields(s) for name, s in space.sets.items()},
+            "keepdims": space.keepdims, "overrides": [dict(o) for o in space.overrides],
+            "nonzero_standards": sorted(space.nonzero_standards)}
+
+
+def index_validation_tables(spec) -> tuple[dict, dict]:
+    op = {"id": spec.id, "name": spec.name, "inputs": list(spec.inputs), "outputs": list(spec.outputs),
+          "attributes": list(spec.attributes), "index_space": _index_space_data(spec.index_space),
+          "formula": _label_tree(spec.formula)}
+    standards = {key: {"operator": std.operator, "empty": std.empty, "defaults": spec.defaults(key),
+                       "versions": {v.version: {"dtypes": list(v.dtypes()), "attributes": list(v.attributes),
+                                                "as_inputs": list(v.as_inputs), "max_rank": v.max_rank}
+                                    for v in std.versions}}
+                 for key, std in spec.standards.items()}
+    return op, standards
+
+
+def index_validate_example(spec) -> Code:
+    """A legal call of the spec's first standard at its latest version, from its designed cases."""
+    from specgen.indexing.design import cases
+
+    key, std = next(iter(spec.standards.items()))
+    ver = std.versions[-1]
+    case = next(c for c in cases(spec, key, ver.version, ver.dtypes()[0], lengths=(3,)) if c.kind == "positive")
+    tensors = {t: {"dtype": case.dtype, "sizes": list(s)} for t, s in case.shapes.items() if s is not None}
+    given = {a: case.attributes[a] for a in case.given}
+    described = "{" + ", ".join(f"{pyrepr(t)}: {pyrepr(d)}" for t, d in tensors.items()) + "}"
+    return Code(f"validate({pyrepr(key)}, {pyrepr(ver.version)}, {described}, {pyrepr(given)})")
+
+
+def index_validate_module(env: jinja2.Environment, spec) -> str:
+    op, standards = index_validation_tables(spec)
+    return env.get_template("validate/index_op.py.j2").render(
+        command=COMMAND, sources=f"specs/accumulating/{__import__('pathlib').Path(spec.path).name}", op=spec,
+        op_data=pyrepr(op), standards_data=pyrepr(standards), example=index_validate_example(spec))
+
+
+def index_space_module(env: jinja2.Environment) -> str:
+    return env.get_template("validate/_index_space.py.j2").render(
+        command=COMMAND, sources="templates/validate/_index_space.py.j2 and specgen/indexing/" + ", ".join(_ENGINE_MODULES),
+        engine=index_space_engine())

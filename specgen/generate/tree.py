@@ -28,7 +28,8 @@ Change a spec or a template and run `specgen generate`; `specgen generate --chec
 this directory is stale.
 
 - reference/<op>.py: standalone numpy reference per operator
-- validate/<op>.py: validation tables per operator on the shared validate/_checks.py
+- validate/<op>.py: validation tables per operator on the shared validate/_checks.py (the
+  accumulating operators': on validate/_index_space.py, specgen's index-space engine)
 - vectors/: the golden vector corpus (manifest.json + one .bin per operator, standard and version);
   format in docs/ARCHITECTURE.md and docs/vectors.md
 - exhaustive/: all 65,536 values of each 16-bit float dtype, written by `specgen generate --exhaustive`
@@ -88,9 +89,11 @@ def _generating(spec, stage: str):
                                                       f"limit of the generator; SPECGEN_TRACEBACK=1 shows where)")]) from None
 
 
-def write_code(out: Path, specs: dict) -> None:
+def write_code(out: Path, specs: dict, accumulating: dict | None = None) -> None:
     """Write reference/<op>.py and validate/ (the shared checks and <op>.py) for ``specs`` under
-    ``out``: generated/'s code, and the reference adapter's for specs other than the bundled ones."""
+    ``out``: generated/'s code, and the reference adapter's for specs other than the bundled ones.
+    ``accumulating``: the operators over index sets, which get validate/<op>.py on the shared
+    validate/_index_space.py (their reference is the engine itself: specgen.indexing.reference)."""
     env = render.environment()
     for kind in ("reference", "validate"):
         (out / kind).mkdir(parents=True, exist_ok=True)
@@ -100,6 +103,11 @@ def write_code(out: Path, specs: dict) -> None:
         with _generating(spec, "writing its reference and validation modules"):
             (out / "reference" / f"{op_id}.py").write_text(render.reference_module(env, spec), encoding="utf-8")
             (out / "validate" / f"{op_id}.py").write_text(render.validate_module(env, spec), encoding="utf-8")
+    if accumulating:
+        (out / "validate" / "_index_space.py").write_text(render.index_space_module(env), encoding="utf-8")
+        for op_id, spec in accumulating.items():
+            with _generating(spec, "writing its validation module"):
+                (out / "validate" / f"{op_id}.py").write_text(render.index_validate_module(env, spec), encoding="utf-8")
 
 
 def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = False, progress=None) -> cp.Stats:
@@ -115,7 +123,7 @@ def build(out: Path, specs_dir: str | Path | None = None, exhaustive: bool = Fal
     out.mkdir(parents=True, exist_ok=True)
     (out / "README.md").write_text(README)
     (out / ".gitignore").write_text(GITIGNORE)
-    write_code(out, specs)
+    write_code(out, specs, accumulating)
     jobs = [(ELEMENTWISE, op_id) for op_id in specs] + [(ACCUMULATING, op_id) for op_id in accumulating]
     done = 0
 
