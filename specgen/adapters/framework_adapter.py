@@ -33,7 +33,7 @@ def probe_attributes(spec, entry: framework_ops.Entry) -> dict[str, Any]:
     Not 1.0: a converter folds leaky_relu(x, 1) to x, which would claim what its kernel lacks."""
     values: dict[str, Any] = {}
     later = []
-    for attr in spec.attributes:
+    for attr in (spec.attributes.values() if isinstance(spec.attributes, dict) else spec.attributes):
         rule = entry.rules.get(attr.name)
         rules = rule.rules if isinstance(rule, AllOf) else (rule,) if rule else ()
         value: Any = attr.values[0] if getattr(attr, "values", ()) else 0.5
@@ -72,7 +72,8 @@ class FrameworkAdapter(Adapter):
     #: Pass each input of an entry with no per-channel input as a 1-D array padded with zeros to a
     #: power of two (at least 64 elements), and cut the result back to the case's shape: for a
     #: backend that compiles a kernel per shape (tinygrad, LiteRT), a few kernels serve every case.
-    #: Every mapped function is elementwise, so no element's result depends on the padding.
+    #: Every mapped function is elementwise, so no element's result depends on the padding; several
+    #: inputs are broadcast to one shape first. Accumulating operators are never flattened.
     flatten: ClassVar[bool] = False
 
     def __init__(self, module=None, mapping_path: str | Path | None = None):
@@ -127,13 +128,21 @@ class FrameworkAdapter(Adapter):
 
     def _probe(self, entry: framework_ops.Entry, dtype: str) -> bool:
         spec = self.specs[entry.op]
-        inputs = probe_inputs(spec, entry, dtype)
-        call = _ProbeCall(entry.op, dtype, inputs, probe_attributes(spec, entry))
+        if getattr(spec, "index_space", None) is not None:
+            call = _accumulating_probe(spec, entry, dtype)
+            if call is None:
+                self._unclaimed[(entry.op, dtype)] = f"{self.backend}: {entry.qualified}: no standard lists {dtype}"
+                return False
+        else:
+            call = _ProbeCall(entry.op, dtype, probe_inputs(spec, entry, dtype), probe_attributes(spec, entry))
+        first = next(iter(call.inputs.values()))
+        want = call.outputs[next(iter(call.outputs))].shape if call.outputs else first.shape
         try:
             with np.errstate(all="ignore"):
                 got = self._compute(entry, call)
-            if got.dtype != next(iter(inputs.values())).dtype or got.shape != next(iter(inputs.values())).shape:
-                raise TypeError(f"returned {got.dtype}{list(got.shape)} for {dtype}[2, 3] input")
+            # a bool result is a truth value (comparisons, logical operators; written in the output's type)
+            if (got.dtype != first.dtype and got.dtype != np.bool_) or tuple(got.shape) != tuple(want):
+                raise TypeError(f"returned {got.dtype}{list(got.shape)} for {dtype}{list(first.shape)} input")
         except Exception as exc:  # the framework's own error is the reason shown on the unclaimed cases
             self._unclaimed[(entry.op, dtype)] = f"{self.backend}: {entry.qualified} on {dtype}: {_first_error_line(exc)}"
             return False
@@ -156,6 +165,13 @@ class FrameworkAdapter(Adapter):
                           f"({Path(self._path).name})")
 
     def _compute(self, entry: framework_ops.Entry, call) -> np.ndarray:
+        if entry.sets or entry.keywords or entry.transposed or getattr(getattr(call, "spec", None), "index_space", None):
+            # keyword inputs, an accumulating operator's index sets and transposes (framework_ops.prepare)
+            fn = self.function(entry, call)
+            got = framework_ops.prepare(entry, call)
+            args = [self.to_framework(np.require(a, requirements="C"), call.dtype) for a in got.args]
+            kwargs = {k: self.to_framework(np.require(a, requirements="C"), call.dtype) for k, a in got.tensor_kwargs.items()}
+            return got.finish(self.to_numpy(fn(*args, **kwargs, **got.set_kwargs, **entry.kwargs(call.attributes))))
         if self.flatten and not entry.channel_of:
             return self._compute_flat(entry, call)
         fn = self.function(entry, call)
@@ -168,10 +184,13 @@ class FrameworkAdapter(Adapter):
         return self.to_numpy(fn(*args, **entry.kwargs(call.attributes)))
 
     def _compute_flat(self, entry: framework_ops.Entry, call) -> np.ndarray:
-        first = next(iter(call.inputs.values()))
+        # inputs broadcast against each other first (binary and ternary operators): the framework's
+        # own broadcasting is not exercised, its element-wise kernel is
+        arrays = dict(zip(call.inputs, np.broadcast_arrays(*call.inputs.values())))
+        first = next(iter(arrays.values()))
         size = max(64, 1 << max(first.size - 1, 0).bit_length())
         args = []
-        for arr in call.inputs.values():
+        for arr in arrays.values():
             flat = np.zeros(size, dtype=arr.dtype)
             flat[:arr.size] = np.ravel(arr)
             args.append(self.to_framework(flat, call.dtype))
@@ -181,6 +200,9 @@ class FrameworkAdapter(Adapter):
 
     def run(self, call):
         y = self._compute(self._entry(call), call)
+        declared = next(iter(call.outputs.values()), None) if getattr(call, "outputs", None) else None
+        if y.dtype == np.bool_ and declared is not None and np.dtype(declared.dtype) != np.bool_:
+            y = y.astype(declared.dtype)  # a truth result in the standard's output type (WebNN's uint8 0/1)
         if call.in_place:
             next(iter(call.out.values()))[...] = y
             return None
@@ -190,7 +212,31 @@ class FrameworkAdapter(Adapter):
 class _ProbeCall:
     """The parts of a :class:`specgen.adapters.base.Call` a probe needs."""
 
-    def __init__(self, op: str, dtype: str, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, Any]):
+    def __init__(self, op: str, dtype: str, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, Any],
+                 spec=None, standard: str = "", version: str = "", outputs: Mapping[str, Any] | None = None):
         self.op, self.dtype, self.inputs, self.attributes = op, dtype, dict(inputs), dict(attributes)
+        self.spec, self.standard, self.version, self.outputs = spec, standard, version, dict(outputs or {})
         self.in_place = False
         self.case_id = f"probe:{op}/{dtype}"
+
+
+class _Shape:
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), dtype
+
+
+def _accumulating_probe(spec, entry: framework_ops.Entry, dtype: str):
+    """A probe call for an accumulating operator: the first positive designed case (3-long reductions)
+    of the first standard and version that lists ``dtype`` and whose attributes the entry accepts."""
+    from specgen.indexing.design import cases
+
+    for key, std in spec.standards.items():
+        for ver in reversed(std.versions):
+            if dtype not in ver.dtypes():
+                continue
+            for case in cases(spec, key, ver.version, dtype, lengths=(3,)):
+                if (case.kind == "positive" and re.search(r"/(length|k)3/", case.id) and all(np.size(a) for a in case.inputs(spec).values())
+                        and entry.accepts(case.attributes, dtype)):
+                    return _ProbeCall(entry.op, dtype, case.inputs(spec), case.attributes, spec, key, ver.version,
+                                      {o: _Shape(case.shapes[o], dtype) for o in spec.outputs})
+    return None
