@@ -1072,8 +1072,14 @@ class _StandardBuilder:
         """A string attribute the standard has: its name, its spelling of each value it accepts
         (``values``), and a default in that spelling."""
         c = self.c
-        c.keys(entry, akp, ("name", "values"), ("default", "required", "kind_values"))
+        c.keys(entry, akp, ("name", "values"), ("default", "required", "kind_values", "positional"))
         std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
+        positional = entry.get("positional", False)
+        if not isinstance(positional, bool):
+            c.err(akp + ("positional",), f"must be true or false, got {_kind(positional)}")
+            positional = False
+        elif positional and not entry.get("required", False):
+            c.err(akp + ("positional",), "a positional argument must be required: true (the call always passes it)")
         spelled = c.mapping(entry.get("values"), akp + ("values",)) if "values" in entry else None
         if spelled is None or not attr.values:
             return None  # a missing values mapping is the schema's to report; no declared values: reported
@@ -1116,7 +1122,8 @@ class _StandardBuilder:
                 kind_values[kind] = tuple(v for v in listed if v in values)
         if std_name is None:
             return None
-        return m.AttributeBinding(name, std_name, default, required, values=values, kind_values=kind_values)
+        return m.AttributeBinding(name, std_name, default, required, values=values, kind_values=kind_values,
+                                  positional=positional)
 
     def default_value(self, value, typ, kp) -> float | None:
         c = self.c

@@ -178,6 +178,9 @@ class AttributeBinding:
     # the values (operator spelling) a call accepts per kind of tensor type, "float" / "integer" (ONNX Mod:
     # fmod = 1 for floating-point, 0 for integer types); a kind not listed accepts every value
     kind_values: dict[str, tuple[str, ...]] | None = None
+    # a builder API's call takes it as an argument after the inputs, not in its options dictionary
+    # (WebNN cast(input, dataType, options)); a string attribute only, always required
+    positional: bool = False
 
     def accepts_for(self, value, is_float: bool) -> bool:
         """Does a call with floating-point (else integer) inputs accept this value (operator spelling)?"""
