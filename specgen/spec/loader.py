@@ -615,7 +615,9 @@ class _OpBuilder:
                 continue
             for key, s in op_standards.items():
                 b = s.attributes.get(t.dtype_from)
-                spelled = set((b.values or {}) if b is not None else ())
+                if b is None:
+                    continue  # an undeclared attribute: reported where dtype_from names it
+                spelled = set(b.values or {})
                 for i, v in enumerate(s.versions):
                     missing = [d for d in v.dtypes(t.name) if d not in spelled]
                     if missing:
