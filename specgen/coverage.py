@@ -95,8 +95,15 @@ def _designed_sets(cell: Cell) -> list[str]:
     return [s.name for s in attribute_sets(cell.spec, cell.std.key, cell.ver.version, cell.dtype)]
 
 
+def _designed(cell: Cell) -> bool:
+    """The version gets the dtype's designed cases (corpus.designs_row: spec designed_at_ends)."""
+    from specgen.generate.corpus import designs_row
+
+    return designs_row(cell.spec, cell.std, cell.ver, cell.dtype)
+
+
 def _has_crossings(cell: Cell) -> bool:
-    return _float(cell) and any(True for _ in _crossing_needs(cell))
+    return _designed(cell) and _float(cell) and any(True for _ in _crossing_needs(cell))
 
 
 def _crossing_needs(cell: Cell):
@@ -134,18 +141,20 @@ def _has_subnormal(inputs: list[np.ndarray]) -> bool:
 
 
 CLASSES: tuple[CaseClass, ...] = (
-    CaseClass("regions", "seeded samples of every region of the formula", lambda c: True, tags=("regions",)),
+    CaseClass("regions", "seeded samples of every region of the formula", _designed, tags=("regions",)),
     CaseClass("thresholds", "inputs either side of every input where a function's argument crosses one of its "
               "critical arguments (exp overflow, saturation, ...; specgen.formula.thresholds), from the stored data",
               _has_crossings, needs_values=_crossing_needs),
-    CaseClass("breakpoints", "every breakpoint with its ULP neighbours", lambda c: True, tags=("breakpoints",)),
-    CaseClass("specials", "NaN or infinite inputs (from the stored data)", _float, data=_has_special),
-    CaseClass("subnormals", "subnormal inputs (from the stored data)", _float, data=_has_subnormal),
+    CaseClass("breakpoints", "every breakpoint with its ULP neighbours", _designed, tags=("breakpoints",)),
+    CaseClass("specials", "NaN or infinite inputs (from the stored data)", lambda c: _float(c) and _designed(c),
+              data=_has_special),
+    CaseClass("subnormals", "subnormal inputs (from the stored data)", lambda c: _float(c) and _designed(c),
+              data=_has_subnormal),
     CaseClass("ranks", "the rank sweep: every rank the row allows (capped where unbounded; none where a "
               "version repeats its predecessor's table)", _own_rank_sweep,
               tags=("rank-sweep",)),
     CaseClass("attribute-sets", "every designed attribute set (defaults, examples, test_attributes, generic sets)",
-              _settable_attributes, needs_all=_designed_sets),
+              lambda c: _settable_attributes(c) and _designed(c), needs_all=_designed_sets),
     CaseClass("attribute-boundaries", "each attribute at its subnormal and huge boundary values "
               "(the standard's latest version; not the integer attributes with a closed set of values)",
               lambda c: _open_attributes(c) and _latest(c),

@@ -122,29 +122,69 @@ class FrameworkAdapter(Adapter):
             for entry in self.mapping.entries:
                 works = tuple(d for d in entry.dtypes if self._probe(entry, d))
                 if works:
-                    claims.append(entry.claim(works))
+                    claim = entry.claim(works)
+                    rules = self._output_type_rules(entry, works)
+                    if rules:
+                        from dataclasses import replace
+
+                        claim = replace(claim, attributes={**claim.attributes, **rules})
+                    claims.append(claim)
             self._claims = claims
         return self._claims
 
-    def _probe(self, entry: framework_ops.Entry, dtype: str) -> bool:
+    def _output_type_rules(self, entry: framework_ops.Entry, works) -> dict:
+        """For an output type an attribute names (Cast's to): each value the entry accepts, probed
+        from a claimed input type (float32 where claimed); a Values rule of those that run and return
+        that type, where some do not (none needed when all do)."""
+        spec = self.specs[entry.op]
+        rules = {}
+        for name in getattr(spec, "dtype_attributes", ()):
+            attr = next(a for a in spec.attributes if a.name == name)
+            rule = entry.rules.get(name)
+            targets = [v for v in attr.values if rule is None or rule.check(name, v, {}) is None]
+            src = "float32" if "float32" in works else works[0]
+            ok = [t for t in targets if self._probe(entry, src, {name: t}, key=(entry.op, f"{name}={t}"))]
+            if len(ok) < len(targets):
+                rules[name] = Values(*ok)
+        return rules
+
+    def _probe(self, entry: framework_ops.Entry, dtype: str, attributes=None, key=None) -> bool:
         spec = self.specs[entry.op]
         if getattr(spec, "index_space", None) is not None:
             call = _accumulating_probe(spec, entry, dtype)
             if call is None:
                 self._unclaimed[(entry.op, dtype)] = f"{self.backend}: {entry.qualified}: no standard lists {dtype}"
                 return False
+            inputs = call.inputs
         else:
-            call = _ProbeCall(entry.op, dtype, probe_inputs(spec, entry, dtype), probe_attributes(spec, entry))
-        first = next(iter(call.inputs.values()))
-        want = call.outputs[next(iter(call.outputs))].shape if call.outputs else first.shape
+            inputs = probe_inputs(spec, entry, dtype)
+            attrs = {**probe_attributes(spec, entry), **(attributes or {})}
+            for t in getattr(spec, "outputs", ()):  # an output type an attribute names: the input's where it may
+                src = getattr(t, "dtype_from", None)
+                if src is not None and attributes is None:
+                    attr = next(a for a in spec.attributes if a.name == src)
+                    rule = entry.rules.get(src)
+                    if dtype in attr.values and (rule is None or rule.check(src, dtype, {}) is None):
+                        attrs[src] = dtype
+            call = _ProbeCall(entry.op, dtype, inputs, attrs)
+        first = next(iter(inputs.values()))
+        want_shape = call.outputs[next(iter(call.outputs))].shape if call.outputs else first.shape
+        want = first.dtype
+        out_type = spec.output_dtype(spec.outputs[0].name, call.attributes) if hasattr(spec, "output_dtype") else None
+        if out_type is not None:
+            from specgen.dtypes import get
+
+            want = get(out_type).numpy
         try:
             with np.errstate(all="ignore"):
                 got = self._compute(entry, call)
             # a bool result is a truth value (comparisons, logical operators; written in the output's type)
-            if (got.dtype != first.dtype and got.dtype != np.bool_) or tuple(got.shape) != tuple(want):
+            if (got.dtype != want and got.dtype != np.bool_) or tuple(got.shape) != tuple(want_shape):
                 raise TypeError(f"returned {got.dtype}{list(got.shape)} for {dtype}{list(first.shape)} input")
         except Exception as exc:  # the framework's own error is the reason shown on the unclaimed cases
-            self._unclaimed[(entry.op, dtype)] = f"{self.backend}: {entry.qualified} on {dtype}: {_first_error_line(exc)}"
+            self._unclaimed[key or (entry.op, dtype)] = (f"{self.backend}: {entry.qualified} on {dtype}"
+                                                         f"{' with ' + str(attributes) if attributes else ''}: "
+                                                         f"{_first_error_line(exc)}")
             return False
         return True
 
@@ -171,7 +211,7 @@ class FrameworkAdapter(Adapter):
             got = framework_ops.prepare(entry, call)
             args = [self.to_framework(np.require(a, requirements="C"), call.dtype) for a in got.args]
             kwargs = {k: self.to_framework(np.require(a, requirements="C"), call.dtype) for k, a in got.tensor_kwargs.items()}
-            return got.finish(self.to_numpy(fn(*args, **kwargs, **got.set_kwargs, **entry.kwargs(call.attributes))))
+            return got.finish(self.to_numpy(fn(*args, **kwargs, **got.set_kwargs, **self._resolved(entry.kwargs(call.attributes)))))
         if self.flatten and not entry.channel_of:
             return self._compute_flat(entry, call)
         fn = self.function(entry, call)
@@ -181,7 +221,12 @@ class FrameworkAdapter(Adapter):
             if of is not None:
                 arr = framework_ops.channel_vector(arr, call.inputs[of].shape)
             args.append(self.to_framework(np.require(arr, requirements="C"), call.dtype))  # keeps rank 0
-        return self.to_numpy(fn(*args, **entry.kwargs(call.attributes)))
+        return self.to_numpy(fn(*args, **self._resolved(entry.kwargs(call.attributes))))
+
+    def _resolved(self, kwargs: dict) -> dict:
+        """Keyword arguments with the data type names (framework_ops.DTypeName) as the framework's objects."""
+        return {k: (framework_ops.resolve(self._module, v) if isinstance(v, framework_ops.DTypeName) else v)
+                for k, v in kwargs.items()}
 
     def _compute_flat(self, entry: framework_ops.Entry, call) -> np.ndarray:
         # inputs broadcast against each other first (binary and ternary operators): the framework's
@@ -195,7 +240,7 @@ class FrameworkAdapter(Adapter):
             flat[:arr.size] = np.ravel(arr)
             args.append(self.to_framework(flat, call.dtype))
         fn = self.function(entry, call)
-        y = self.to_numpy(fn(*args, **entry.kwargs(call.attributes)))
+        y = self.to_numpy(fn(*args, **self._resolved(entry.kwargs(call.attributes))))
         return y[:first.size].reshape(first.shape)
 
     def run(self, call):

@@ -33,6 +33,11 @@ def mapping_path(backend: str) -> Path:
     return HERE / f"{backend}_ops.yaml"
 
 
+class DTypeName(str):
+    """An argument naming a data type under the framework's module (``dtype: true`` in the mapping);
+    the adapter passes the object it names (torch.float16)."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One framework function as a subset of one operator."""
@@ -82,12 +87,15 @@ class Entry:
                 continue  # resolved per call from the index engine's layout (prepare)
             value = v if kind == "value" else attributes[v]
             if kind == "map":
-                table = table[0]
+                table, as_dtype = table[0], table[1] if len(table) > 1 else False
                 if value in table:
                     value = table[value]
                 elif value not in table.values():  # a standard's own spelling that is the framework's too passes
                     raise KeyError(f"{self.qualified}: no {backend} value for {v}={value!r} "
                                    f"(mapped: {', '.join(map(str, table))})")
+                if as_dtype:  # a data type name under the framework's module (resolved by the adapter)
+                    out[kw] = DTypeName(str(value))
+                    continue
             kind_of = self.types.get(v) if kind != "value" else None
             out[kw] = (bool(int(value)) if kind_of == "bool" else int(value) if kind_of == "int" else
                        value if isinstance(value, (str, bool)) else float(value))
@@ -196,7 +204,7 @@ def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
                 if unmapped:
                     problem(at + ("arguments", kw, "map"), f"no {backend} value for {arg['attribute']} = "
                                                            f"{', '.join(map(repr, unmapped))} (map every value the spec lists)")
-                arguments[kw] = ("map", arg["attribute"], dict(arg["map"]))
+                arguments[kw] = ("map", arg["attribute"], dict(arg["map"]), bool(arg.get("dtype")))
             elif arg not in names:
                 problem(at + ("arguments", kw), f"{op} has no attribute {arg!r} (its attributes: {', '.join(names) or 'none'})")
             else:

@@ -239,9 +239,16 @@ class ProbedOnnxClaims:
                 for dtype in case_dtypes(v, [t.name for t in spec.inputs]):
                     # each tensor's dtype in a case of this dtype (a comparison's output: bool)
                     tdt = {std.tensors[t.name].name: tensor_dtype(v, t.name, dtype) for t in spec.inputs + spec.outputs}
+                    attrs = probe_attributes(std, dtype)
+                    for t in spec.outputs:  # an output type an attribute names (Cast's to): the input's, else the first
+                        if t.dtype_from is not None:
+                            listed = v.dtypes(t.name)
+                            chosen = dtype if dtype in listed else listed[0]
+                            tdt[std.tensors[t.name].name] = chosen
+                            attrs[std.attributes[t.dtype_from].name] = std.attributes[t.dtype_from].spell(chosen)
                     shapes = None if self.probe_rank is None else ranked_shapes(in_names + out_names, self.probe_rank)
                     model = build_model(std.operator, std.domain, int(v.version), in_names, out_names,
-                                        tdt, probe_attributes(std, dtype), shapes)
+                                        tdt, attrs, shapes)
                     try:
                         feeds = {n: sample_input(tdt[n]) for n in in_names}
                         x = feeds[in_names[0]]
@@ -256,7 +263,7 @@ class ProbedOnnxClaims:
                         self._unclaimed[(spec.id, "onnx", v.version, dtype)] = self._probe_error(exc)
                 if works:
                     claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
-                                        rejects=True))
+                                        rejects=True, attributes=self._output_type_rules(spec, std, v, works)))
         for spec, std in accumulating_specs(self.specs) if self.accumulating else ():
             for v in std.versions:
                 works = []
@@ -279,6 +286,40 @@ class ProbedOnnxClaims:
 
     def why_unclaimed(self, op, standard, version, dtype):
         return self._unclaimed.get((op, standard, str(version), dtype))
+
+    def _output_type_rules(self, spec, std, v, works: list[str]) -> dict:
+        """Claim rules for an output type an attribute names (Cast's to): each type the version lists is
+        probed once, from a claimed input type (float32 where claimed); the types that do not build, run
+        or come back as themselves (onnxruntime's Python binding returns no bfloat16 array) are left
+        out of the claim with Values(...) of the others."""
+        from specgen.adapters.base import Values
+
+        rules = {}
+        in_names = [std.tensors[t.name].name for t in spec.inputs]
+        for t in spec.outputs:
+            if t.dtype_from is None:
+                continue
+            b = std.attributes[t.dtype_from]
+            src = "float32" if "float32" in works else works[0]
+            ok = []
+            for target in v.dtypes(t.name):
+                tdt = {**{n: src for n in in_names}, std.tensors[t.name].name: target}
+                model = build_model(std.operator, std.domain, int(v.version), in_names, [std.tensors[t.name].name],
+                                    tdt, {b.name: b.spell(target)},
+                                    None if self.probe_rank is None else ranked_shapes(list(tdt), self.probe_rank))
+                try:
+                    with np.errstate(all="ignore"):
+                        out = np.asarray(self._probe_once(model, {n: sample_input(src) for n in in_names}))
+                    if out.dtype == get_dtype(target).numpy:
+                        ok.append(target)
+                    else:
+                        self._unclaimed[(spec.id, "onnx", v.version, f"{t.dtype_from}={target}")] = \
+                            f"returned {out.dtype} for {t.dtype_from}={target}"
+                except Exception as exc:
+                    self._unclaimed[(spec.id, "onnx", v.version, f"{t.dtype_from}={target}")] = self._probe_error(exc)
+            if len(ok) < len(v.dtypes(t.name)):
+                rules[t.dtype_from] = Values(*ok)
+        return rules
 
 
 def accepts_dense_model(call, build):

@@ -84,7 +84,9 @@ class TorchAdapter(Adapter):
         got = torch_ops.prepare(entry, call)  # inputs, keywords and an accumulating operator's index sets
         args = [self._tensor(a) for a in got.args]
         kwargs = {k: self._tensor(a) for k, a in got.tensor_kwargs.items()}
-        y = fn(*args, **kwargs, **got.set_kwargs, **entry.kwargs(call.attributes))
+        named = {k: (torch_ops.resolve(self._torch, v) if isinstance(v, torch_ops.DTypeName) else v)
+                 for k, v in entry.kwargs(call.attributes).items()}  # a data type by name: torch.float16
+        y = fn(*args, **kwargs, **got.set_kwargs, **named)
         if got.reshaped:
             y = got.finish(self._numpy(y))
             if call.in_place:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from specgen.adapters.framework_ops import Entry, OpMapping, Prepared, channel_vector, mapping_path, prepare, resolve
+from specgen.adapters.framework_ops import (DTypeName, Entry, OpMapping, Prepared, channel_vector, mapping_path, prepare,
+                                           resolve)
 from specgen.adapters.framework_ops import load as load_mapping
 
-__all__ = ["MAPPING", "Entry", "OpMapping", "Prepared", "channel_vector", "load", "prepare", "resolve"]
+__all__ = ["MAPPING", "DTypeName", "Entry", "OpMapping", "Prepared", "channel_vector", "load", "prepare", "resolve"]
 
 MAPPING = mapping_path("torch")
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from specgen.adapters.base import Adapter, Claim, NotInstalled, Rejected
+from specgen.adapters.base import Adapter, Claim, NotInstalled, Rejected, Values
 
 STANDARD = "webnn"
 ENV_DIR = "SPECGEN_WEBNN_CHROMIUM"
@@ -334,8 +334,17 @@ class WebNNChromiumAdapter(Adapter):
                             f"{(op_limits.get(name) or {}).get('dataTypes')} (no {want})")
                     else:
                         dtypes.append(d)
+                # an output type an attribute names (cast's dataType): the types the output's limits list
+                rules = {}
+                for t in spec.outputs:
+                    if getattr(t, "dtype_from", None) is not None:
+                        allowed = (op_limits.get(std.tensors[t.name].name) or {}).get("dataTypes", [])
+                        targets = ver.dtypes(t.name)
+                        ok = [d for d in targets if std.info.dtype_names.get(d) in allowed]
+                        if len(ok) < len(targets):
+                            rules[t.dtype_from] = Values(*ok)
                 claims.append(Claim(op=spec.id, standard=STANDARD, versions=(v,), dtypes=tuple(dtypes),
-                                    ranks=(rank.get("min"), rank.get("max")), rejects=True,
+                                    ranks=(rank.get("min"), rank.get("max")), rejects=True, attributes=rules,
                                     note=f"from opSupportLimits().{std.operator}"))
         claims += self._accumulating_claims(limits)
         self._claims = claims
@@ -422,8 +431,15 @@ class WebNNChromiumAdapter(Adapter):
                            "shape": list(arr.shape), "data": base64.b64encode(arr.tobytes()).decode()})
         outputs = [{"name": names[n], "dataType": webnn_type(info.dtype), "shape": list(info.shape)}
                    for n, info in call.outputs.items()]
-        return {"operator": std.operator, "options": call.std_attributes(given_only=True),
-                "inputs": inputs, "outputs": outputs}
+        req = {"operator": std.operator, "options": call.std_attributes(given_only=True),
+               "inputs": inputs, "outputs": outputs}
+        positional = [b.name for b in std.attributes.values() if getattr(b, "positional", False)]
+        if positional:  # builder[op](inputs..., attribute, options): WebNN cast(input, dataType)
+            missing = [n for n in positional if n not in req["options"]]
+            if missing:
+                raise Rejected(f"{std.operator}() needs its argument {missing[0]!r}")
+            req["args"] = [{"operand": t["name"]} for t in inputs] + [req["options"].pop(n) for n in positional]
+        return req
 
     def _send(self, req: dict) -> dict:
         """One graph in the page; the outputs' bytes by name, or Rejected with the WebNN exception."""

@@ -19,8 +19,8 @@ import numpy as np
 from specgen import dtypes as dt
 from specgen.errors import SpecError
 from specgen.generate import rules
-from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, region_values, specials,
-                                     threshold_crossings, threshold_values)
+from specgen.generate.design import (Stream, analyse_formula, breakpoint_values, conversion_values, region_values,
+                                     specials, threshold_crossings, threshold_values)
 from specgen.numerics.exact import golden
 from specgen.spec.provenance import tolerance_record
 from specgen.vectors import CorpusWriter
@@ -143,6 +143,10 @@ def attribute_sets(spec, standard: str, version: str | None = None, dtype: str |
     b = spec.standards[standard].attributes[name]
     first = b.fixed if b.fixed is not None else b.default
     accepted = [b.fixed] if b.fixed is not None else list(b.values or spec.choice_values)
+    if version is not None and name in spec.dtype_attributes:  # the output types this version's table lists
+        ver = spec.standards[standard].version(version)
+        listed = {d for t in spec.outputs if t.dtype_from == name for d in ver.dtypes(t.name)}
+        accepted = [v for v in accepted if v in listed]
     if dtype is not None and b.kind_values:
         accepted = [v for v in accepted if b.accepts_for(v, dt.get(dtype).is_float)]
         first = first if first in accepted else None
@@ -280,6 +284,16 @@ def same_table_as_previous(std, ver, dtype: str, once: bool = False) -> bool:
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
+def designs_row(spec, std, ver, dtype: str) -> bool:
+    """Whether ``ver`` gets the designed cases of ``dtype`` (breakpoints, regions, thresholds): always,
+    except (spec designed_at_ends) for a version strictly inside a run of versions whose rows for
+    that dtype are the same as their predecessor's, which only the run's first and latest have."""
+    if not spec.designed_at_ends or not same_table_as_previous(std, ver, dtype, True):
+        return True
+    i = std.versions.index(ver)
+    return i == len(std.versions) - 1 or not same_table_as_previous(std, std.versions[i + 1], dtype, True)
+
+
 def size_case_version(std, dtype: str, x: str, once: bool = False, inputs=None):
     """The version whose rank sweep the size cases of ``dtype`` gather from: the latest listing
     the dtype with a rank sweep of its own (not a repeat of its predecessor's table)."""
@@ -363,13 +377,24 @@ class OpCorpus:
         self.made: dict[str, dict] = {}  # case id -> tensors of the positive cases made so far (sources of recipes)
         self.ver = None  # the table row being built: each tensor's dtype follows it (tensor_dtype)
 
-    def tdtype(self, tensor: str, dtype: str) -> str:
+    def tdtype(self, tensor: str, dtype: str, aset: AttrSet | None = None) -> str:
+        """A tensor's dtype in a case of ``dtype``: an output whose type an attribute names
+        (``dtype_from``: Cast's to) has the value ``aset`` gives it, else the version's table decides."""
+        chosen = self.spec.output_dtype(tensor, aset.values) if aset is not None else None
+        if chosen is not None:
+            return chosen
         return tensor_dtype(self.ver, tensor, dtype) if self.ver is not None else dtype
+
+    def keeps_overflow(self, dtype: str) -> bool:
+        """Whether designed cases keep inputs whose integer result overflows or has no value: the
+        spec's integer_overflow says so (in_corpus), and judges them by its outcome."""
+        sv = self.spec.special_values.get("integer_overflow")
+        return bool(sv and sv.in_corpus)
 
     def gold(self, aset, std, inputs, dtype):
         """golden() of a case of ``dtype``, its output in the output tensor's own dtype (a bool
         output is computed as the integers 0 and 1)."""
-        out = self.tdtype(self.y, dtype)
+        out = self.tdtype(self.y, dtype, aset)
         g = _golden(self.numeric(aset, std, dtype), inputs, "uint8" if out == "bool" else out, std.key)
         if out == "bool":
             g.y = g.y.astype(bool)
@@ -403,15 +428,15 @@ class OpCorpus:
             inputs, g = self._no_overflow_paired(inputs, aset, dtype, std)
         if g is None:
             g = self.gold(aset, std, inputs, dtype)
-        if g.overflow.any():
+        if g.overflow.any() and not self.keeps_overflow(dtype):
             raise AssertionError(f"{case_id}: integer overflow in designed values")
-        if g.undefined is not None and g.undefined.any():
+        if g.undefined is not None and g.undefined.any() and not self.keeps_overflow(dtype):
             raise AssertionError(f"{case_id}: integer results without a value (division by zero) in designed values")
         given = given_attributes(aset, std)
         tensors = {**inputs, self.y: g.y}
         self.w.add(id=case_id, op=spec.id, standard=std.key, version=ver.version, dtype=dtype, kind="positive",
                    violations=[], shapes={k: list(v.shape) for k, v in tensors.items()},
-                   dtypes={k: self.tdtype(k, dtype) for k in tensors},
+                   dtypes={k: self.tdtype(k, dtype, aset) for k in tensors},
                    strides={k: (strides or {}).get(k) for k in tensors},
                    in_place=in_place, attributes=dict(aset.values), attributes_given=given,
                    tolerance=_tolerance(spec, dtype), tags=[label.split("/")[0], aset.name, *tags],
@@ -454,8 +479,11 @@ class OpCorpus:
 
 
     def _no_overflow(self, values, aset, dtype, std):
-        """Drop integer inputs whose result overflows (the spec leaves overflow unspecified)."""
-        if dt.get(dtype).is_float or len(values) == 0:
+        """Drop integer inputs whose result overflows (the spec leaves overflow unspecified), unless
+        the spec keeps them (integer_overflow in_corpus)."""
+        if len(values) == 0 or self.keeps_overflow(dtype):
+            return values
+        if dt.get(dtype).is_float and not self.spec.dtype_attributes:
             return values
         g = self.gold(aset, std, {self.x: values}, dtype)
         return values[~g.overflow]
@@ -501,13 +529,17 @@ class OpCorpus:
         r0 = content_rank(ranks)
         prefix = f"{spec.id}/{std.key}-{ver.version}/{dtype}"
         sets = attribute_sets(spec, std.key, ver.version, dtype)
-        for aset in sets:
+        for aset in (sets if designs_row(spec, std, ver, dtype) else []):
             if self.others:
                 self.multi_input_contents(std, ver, dtype, r0, aset)
                 continue
             design = self.design(aset, dtype, std=std)
             self.note_unsolved(design)
-            bp = _unique(np.concatenate([breakpoint_values(design, dtype), specials(dtype)]), dtype)
+            bp = [breakpoint_values(design, dtype), specials(dtype)]
+            target = self.spec.output_dtype(self.y, aset.values)
+            if target is not None and target != dtype:  # an output type an attribute names (Cast's to)
+                bp.append(conversion_values(dtype, target))
+            bp = _unique(np.concatenate(bp), dtype)
             self.positive(std, ver, dtype, r0, "breakpoints", aset, self._no_overflow(bp, aset, dtype, std))
             rid = f"{prefix}/rank{r0}/regions{attr_suffix(aset)}"
             reg = _unique(region_values(design, dtype, PER_REGION, Stream(rid)), dtype)

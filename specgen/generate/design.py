@@ -262,3 +262,40 @@ def _stratified(lo: Fraction, hi: Fraction, bounded: bool, dtype: str, stream: S
     inside = np.isfinite(v64) & ((v64 > a) | ((v64 == a) & (Fraction(a) > lo)))
     inside &= (v64 < b) | ((v64 == b) & (Fraction(b) < hi))
     return vals[inside]
+
+
+def conversion_values(in_dtype: str, out_dtype: str) -> np.ndarray:
+    """Values of ``in_dtype`` at the boundaries of a conversion to ``out_dtype`` (an output whose type
+    an attribute names: Cast), each with its ``in_dtype`` neighbours: a float target's largest finite
+    and the midpoint past it (where rounding overflows), its smallest normal and subnormal and the
+    ties between subnormals, ties next to 1 and past 2**precision (an integer input rounding to even);
+    an integer target's limits and one past them, 2**bits (wraps to 0) and halves and fractions near
+    zero (truncation, -0.9 to an unsigned type); a bool target's small nonzero values and 256 (nonzero,
+    not its low bits). Only values ``in_dtype`` holds; both signs."""
+    out = dt.get(out_dtype)
+    roots: list[Fraction] = []
+    half = Fraction(1, 2)
+    if out.is_float:
+        f = FORMATS[out_dtype]
+        big = Fraction(f.max_finite)
+        ulp_max = Fraction(2) ** (f.emax - f.precision + 1)
+        sub = Fraction(f.min_subnormal)
+        eps = Fraction(2) ** (1 - f.precision)
+        roots += [big, big + ulp_max / 2, Fraction(f.min_normal), sub, sub / 2, 3 * sub / 2,
+                  Fraction(f.min_normal) - sub / 2, 1 + eps / 2, 1 + 3 * eps / 2,
+                  Fraction(2) ** f.precision + 1, Fraction(2) ** f.precision + 3]
+    elif out.kind == "bool":
+        roots += [half, Fraction(2), Fraction(256), Fraction(1, 1 << 30)]
+    else:
+        lo, hi = int_range(out_dtype)
+        roots += [Fraction(lo), Fraction(hi), Fraction(lo - 1), Fraction(hi + 1), Fraction(hi) + half,
+                  Fraction(1 << out.bits), Fraction((1 << out.bits) + 5), half, 9 * half / 5, 3 * half, 5 * half]
+    vals = []
+    for r in roots:
+        for s in (1, -1):
+            vals.append(neighbourhood(s * r, in_dtype, 1 if out.is_float else 0).astype(np.float64)
+                        if dt.get(in_dtype).is_float else neighbourhood(s * r, in_dtype, 0))
+    d = dt.get(in_dtype)
+    if not vals:
+        return np.array([], dtype=d.numpy)
+    return np.concatenate([np.asarray(v, dtype=object if not d.is_float else np.float64) for v in vals]).astype(d.numpy)

@@ -106,6 +106,7 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "integer_dtypes": integer, "integer_rounding": rounding,
         "integer_converter": Code(_INT_CONVERTERS.get(rounding, "int")),
         "integer_overflow": overflow.default[0] if overflow else "unspecified",
+        "output_from": _output_from(spec, choice),
         "formula_block": _formula_block(formulas, inputs + attrs, bool(integer), spec),
         "choice": choice,
         "choices": {k: _accepted(s, spec) for k, s in spec.standards.items()} if choice else {},
@@ -119,6 +120,15 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "special_fixes": fixes, "special_text": special_text, "standards": list(spec.standards),
     }
     return env.get_template("reference/op.py.j2").render(ctx)
+
+
+def _output_from(spec, choice) -> str | None:
+    """The attribute whose value is the output's dtype (dtype_from), which must be the one choosing the
+    formula (the generated function resolves that value once)."""
+    src = spec.outputs[0].dtype_from
+    if src is not None and src != choice:
+        raise ValueError(f"{spec.id}: output dtype attribute {src!r} must be the formula's choice attribute")
+    return src
 
 
 def _formulas(spec) -> list[dict]:

@@ -1104,7 +1104,10 @@ class _IntJudge(_Judge):
         ref = self.reference()
         a = self.actual
         a64 = a.astype(np.float64)
-        overflow_outcomes = _outcomes(self.spec, "integer_overflow", self.standard)
+        from specgen.numerics.exact import overflow_outcomes as _overflow_outcomes
+
+        float_inputs = any(U.is_float(v.dtype) for v in self.inputs.values())
+        overflow_outcomes = _overflow_outcomes(self.spec, self.standard, float_inputs)
         ok = np.zeros(self.shape, dtype=bool)
         overflow = np.zeros(self.shape, dtype=bool)
         span = np.zeros(self.shape)
@@ -1112,16 +1115,20 @@ class _IntJudge(_Judge):
             g = golden(self.spec, self.inputs, self.attrs, self.dtype, self.standard, integer_rounding=mode)
             r = np.broadcast_to(g.y, self.shape)
             over = np.broadcast_to(g.overflow, self.shape)
+            if g.undefined is not None:  # a NaN or an infinity to an integer type: out of every range
+                over = over | np.broadcast_to(g.undefined, self.shape)
             near = (a == r) | ((_int_distance(a, r) <= tol) if tol else False)
             ok |= near & ~over
             overflow |= over
             span = np.maximum(span, np.where(over, 0.0, np.abs(r.astype(np.float64) - ref)))
             if over.any() and "unspecified" not in overflow_outcomes:
-                ok |= over & self.overflowed(mode, over, a64, tol, overflow_outcomes, lo_t, hi_t)
+                finite_over = over & ~np.broadcast_to(g.undefined, self.shape) if g.undefined is not None else over
+                ok |= finite_over & self.overflowed(mode, finite_over, a64, tol, overflow_outcomes, lo_t, hi_t)
         if overflow.any() and "unspecified" in overflow_outcomes:
             n = int((overflow & ~ok).sum())
             self.notes.append(f"integer overflow ({int(overflow.sum())} elements, a rounded result outside "
-                              f"[{lo_t}, {hi_t}]) is unspecified by {self.standard}, not failed"
+                              f"[{lo_t}, {hi_t}] or a NaN or infinity) is unspecified by {self.standard}"
+                              + (" for floating-point inputs" if float_inputs else "") + ", not failed"
                               + (f"; {n} differ from every accepted rounding" if n else ""))
             ok |= overflow
         ok |= a == self.expected  # the golden value always passes (as for floats)

@@ -949,6 +949,11 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                 val = min(max(val, lo), hi)
             exact_vals.append(val)
 
+    wrap = _wrapped(spec, standard, node, flat, attrs64, overflow, out_dtype, mode) if overflow.any() else {}
+    if wrap:  # integer_overflow wrap: the stored value is the wrapped one, not the saturated
+        pos = {int(i): j for j, i in enumerate(rest)}
+        for i, v in wrap.items():
+            exact_vals[pos[i]] = v
     target = out_kind.numpy
     if out_kind.is_float:
         y = out_float  # every element is proven (ok), special or in rest
@@ -970,6 +975,30 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             undefined[special_idx[~finite_special]] = True  # no integer holds a NaN or an infinity
     return Golden(y.reshape(shape), proven, len(rest) + mp_count, len(special_idx), overflow.reshape(shape), tier0,
                   undefined.reshape(shape))
+
+
+def overflow_outcomes(spec, standard: str | None, float_inputs: bool) -> tuple[str, ...]:
+    """The spec's integer_overflow outcomes for a case whose inputs are (not) floating-point."""
+    sv = spec.special_values.get("integer_overflow")
+    return sv.outcomes(standard, float_inputs) if sv else ("unspecified",)
+
+
+def _wrapped(spec, standard, node, flat, attrs, overflow, out_dtype, mode) -> dict[int, int]:
+    """Where integer_overflow stores wrap (its first outcome for these inputs): the exact result rounded by
+    ``mode`` and reduced modulo 2**bits into the type's range (two's complement), per overflowing element."""
+    float_inputs = any(dt.by_numpy(a.dtype).is_float for a in flat.values())
+    if overflow_outcomes(spec, standard, float_inputs)[0] != "wrap":
+        return {}
+    from specgen.numerics.ulp import round_integer
+
+    lo, hi = int_range(out_dtype)
+    width = hi - lo + 1
+    out = {}
+    for i in np.flatnonzero(overflow):
+        env = {k: (int(v[i]) if not dt.by_numpy(v.dtype).is_float else float(v[i])) for k, v in flat.items()}
+        r = round_integer(Fraction(exact_value(node, {**env, **attrs})), mode)
+        out[int(i)] = (r - lo) % width + lo
+    return out
 
 
 def special_categories(inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -158,6 +158,7 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
                     for t, b in std.tensors.items()],
         "attributes": [{"name": b.name, "op_name": a, "type": info.attribute_type_names.get(attr_decl[a].type, attr_decl[a].type),
                         "description": attr_decl[a].description, "required": b.required,
+                        "positional": b.positional,
                         "default": None if b.default is None else number(b.spell(b.default)),
                         "default_float32": None if b.default is None else repr(b.spell(b.default_float32)),
                         "supported": (", ".join(f"`{v}`" + (" (default)" if k == b.default else "")

@@ -165,7 +165,7 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
 
 TOP_REQUIRED = ("name", "id", "summary", "inputs", "outputs", "attributes", "formula", "special_values",
                 "tolerance", "standards")
-TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once", "broadcast_once",
+TOP_OPTIONAL = ("examples", "test_attributes", "special_pairs", "rank_sweep_once", "broadcast_once", "designed_at_ends",
                 "attribute_order")
 
 
@@ -362,6 +362,7 @@ class _OpBuilder:
         examples = self.examples(inputs, outputs, attributes, formula, choice)
         test_attributes = self.test_attributes(attributes)
         self.check_excluded(attributes, op_standards, examples, test_attributes)
+        self.check_dtype_from(outputs, op_standards)
         if c.problems:
             return None
         spec = m.OpSpec(id=op_id, name=name, summary=summary, inputs=tuple(inputs), outputs=tuple(outputs),
@@ -371,6 +372,7 @@ class _OpBuilder:
                         choice=choice, special_pairs=isinstance(data.get("special_pairs"), dict),
                         rank_sweep_once=isinstance(data.get("rank_sweep_once"), dict),
                         broadcast_once=isinstance(data.get("broadcast_once"), dict),
+                        designed_at_ends=isinstance(data.get("designed_at_ends"), dict),
                         attribute_order=self.attribute_order(data.get("attribute_order"), attributes))
         try:
             return input_transforms.apply(spec)
@@ -392,10 +394,21 @@ class _OpBuilder:
             entry = c.mapping(raw, kp)
             if entry is None:
                 continue
-            c.keys(entry, kp, ("name",), ("description",))
+            c.keys(entry, kp, ("name",), ("description",) + (("dtype_from",) if key == "outputs" else ()))
             nm = c.text(entry.get("name"), kp + ("name",), _NAME, "tensor name") if "name" in entry else None
+            src = None
+            if "dtype_from" in entry:
+                src = c.text(entry.get("dtype_from"), kp + ("dtype_from",), _NAME, "attribute name")
+                declared = {a.get("name"): a for a in (self.data.get("attributes") or []) if isinstance(a, dict)}
+                a = declared.get(src)
+                if src and a is None:
+                    c.err(kp + ("dtype_from",), f"{src!r} is not a declared attribute")
+                elif src and (a.get("type") != "string" or not isinstance(a.get("values"), list)
+                              or any(v not in dt.DTYPES for v in a["values"])):
+                    c.err(kp + ("dtype_from",), f"attribute {src!r} must be a string attribute whose values are "
+                          f"dtypes ({', '.join(dt.DTYPES)})")
             if nm:
-                out.append(m.TensorDecl(nm, str(entry.get("description", ""))))
+                out.append(m.TensorDecl(nm, str(entry.get("description", "")), src or None))
         return out
 
     def attributes(self) -> list[m.Attribute]:
@@ -594,6 +607,24 @@ class _OpBuilder:
         pos = self.c.doc.pos(kp)  # an unusual scalar: the value's first line; the column is the formula's
         return (pos.value_line if pos else None), None
 
+    def check_dtype_from(self, outputs, op_standards) -> None:
+        """An output whose dtype an attribute chooses (dtype_from): every dtype a version's table lists
+        for it must be a value the standard spells for that attribute (its binding's values)."""
+        for t in outputs:
+            if t.dtype_from is None:
+                continue
+            for key, s in op_standards.items():
+                b = s.attributes.get(t.dtype_from)
+                if b is None:
+                    continue  # an undeclared attribute: reported where dtype_from names it
+                spelled = set(b.values or {})
+                for i, v in enumerate(s.versions):
+                    missing = [d for d in v.dtypes(t.name) if d not in spelled]
+                    if missing:
+                        self.c.err(("standards", key, "versions", i, "tensors", t.name),
+                                   f"{t.name}'s dtypes {', '.join(missing)} have no spelling in "
+                                   f"attributes.{t.dtype_from}.values (the output's type is that attribute's value)")
+
     # -- semantics
     def special_values(self, std_keys) -> dict[str, m.SpecialValue]:
         c = self.c
@@ -613,8 +644,15 @@ class _OpBuilder:
             if entry is None:
                 continue
             allowed = m.SPECIAL_OUTCOMES[cat]
-            c.keys(entry, kp, ("default", "reason"), ("recommended",) + tuple(std_keys))
+            extra = ("float_inputs", "in_corpus") if cat == "integer_overflow" else ()
+            c.keys(entry, kp, ("default", "reason"), ("recommended",) + extra + tuple(std_keys))
             default = self._outcomes(entry.get("default"), kp + ("default",), allowed)
+            float_inputs = (self._outcomes(entry["float_inputs"], kp + ("float_inputs",), allowed)
+                            if "float_inputs" in entry else None)
+            in_corpus = entry.get("in_corpus", False)
+            if not isinstance(in_corpus, bool):
+                c.err(kp + ("in_corpus",), f"must be true or false, not {in_corpus!r}")
+                in_corpus = False
             per = {}
             for key in std_keys:
                 if key in entry:
@@ -624,7 +662,8 @@ class _OpBuilder:
                 c.err(kp + ("recommended",), f"{rec!r} is not an outcome of {cat}; expected one of: {', '.join(allowed)}")
             if "reason" in entry:
                 c.text(entry["reason"], kp + ("reason",))
-            out[cat] = m.SpecialValue(cat, default or (), per, rec, str(entry.get("reason", "")))
+            out[cat] = m.SpecialValue(cat, default or (), per, rec, str(entry.get("reason", "")),
+                                      float_inputs or None, in_corpus)
         return out
 
     def _outcomes(self, raw, kp, allowed) -> tuple[str, ...]:
@@ -738,6 +777,9 @@ class _OpBuilder:
             env = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items() if k in in_names}
             env.update({k: np.float64(np.float32(v)) for k, v in attrs.items() if not isinstance(v, str)})
             got = evaluate(node, env)
+            out_type = next((attrs.get(t.dtype_from) for t in outputs if t.name == out_names[0] and t.dtype_from), None)
+            if isinstance(out_type, str) and out_type in dt.DTYPES:  # the output's type is an attribute's value (Cast)
+                got = np.array([dt.cast_value(float(g), out_type) for g in np.ravel(got)]).reshape(np.shape(got))
             want = np.asarray(arrays[out_names[0]], dtype=np.float64)
             for j, (g, w) in enumerate(zip(np.broadcast_to(got, want.shape).tolist(), want.tolist())):
                 if not (g == w or (math.isnan(g) and math.isnan(w)) or abs(g - w) <= 1e-12 * max(1.0, abs(w))):
@@ -1032,8 +1074,14 @@ class _StandardBuilder:
         """A string attribute the standard has: its name, its spelling of each value it accepts
         (``values``), and a default in that spelling."""
         c = self.c
-        c.keys(entry, akp, ("name", "values"), ("default", "required", "kind_values"))
+        c.keys(entry, akp, ("name", "values"), ("default", "required", "kind_values", "positional"))
         std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
+        positional = entry.get("positional", False)
+        if not isinstance(positional, bool):
+            c.err(akp + ("positional",), f"must be true or false, got {_kind(positional)}")
+            positional = False
+        elif positional and not entry.get("required", False):
+            c.err(akp + ("positional",), "a positional argument must be required: true (the call always passes it)")
         spelled = c.mapping(entry.get("values"), akp + ("values",)) if "values" in entry else None
         if spelled is None or not attr.values:
             return None  # a missing values mapping is the schema's to report; no declared values: reported
@@ -1076,7 +1124,8 @@ class _StandardBuilder:
                 kind_values[kind] = tuple(v for v in listed if v in values)
         if std_name is None:
             return None
-        return m.AttributeBinding(name, std_name, default, required, values=values, kind_values=kind_values)
+        return m.AttributeBinding(name, std_name, default, required, values=values, kind_values=kind_values,
+                                  positional=positional)
 
     def default_value(self, value, typ, kp) -> float | None:
         c = self.c

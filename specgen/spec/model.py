@@ -178,6 +178,9 @@ class AttributeBinding:
     # the values (operator spelling) a call accepts per kind of tensor type, "float" / "integer" (ONNX Mod:
     # fmod = 1 for floating-point, 0 for integer types); a kind not listed accepts every value
     kind_values: dict[str, tuple[str, ...]] | None = None
+    # a builder API's call takes it as an argument after the inputs, not in its options dictionary
+    # (WebNN cast(input, dataType, options)); a string attribute only, always required
+    positional: bool = False
 
     def accepts_for(self, value, is_float: bool) -> bool:
         """Does a call with floating-point (else integer) inputs accept this value (operator spelling)?"""
@@ -422,6 +425,8 @@ class Choice:
 class TensorDecl:
     name: str
     description: str
+    # an output whose data type is the value of this string attribute in a call (ONNX Cast's to)
+    dtype_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -431,9 +436,16 @@ class SpecialValue:
     per_standard: dict[str, tuple[str, ...]]
     recommended: str | None
     reason: str
+    # integer_overflow only: the outcomes where the inputs are floating-point (ONNX/WebNN Cast: a float
+    # out of an integer type's range is undefined, an integer wraps), and whether designed cases keep
+    # such inputs (judged by the outcome) instead of leaving them out
+    float_inputs: tuple[str, ...] | None = None
+    in_corpus: bool = False
 
-    def outcomes(self, standard: str | None = None) -> tuple[str, ...]:
+    def outcomes(self, standard: str | None = None, float_inputs: bool = False) -> tuple[str, ...]:
         """Accepted outcomes for a standard; ('unspecified',) means report, never fail."""
+        if float_inputs and self.float_inputs is not None:
+            return self.float_inputs
         if standard is not None and standard in self.per_standard:
             return self.per_standard[standard]
         return self.default
@@ -485,6 +497,8 @@ class OpSpec:
     special_pairs: bool = False  # the corpus pairs every special value of the inputs (spec key special_pairs)
     rank_sweep_once: bool = False  # a dtype's rank sweep only where its row changes (spec key rank_sweep_once)
     broadcast_once: bool = False  # a dtype's broadcast forms only where its row changes (spec key broadcast_once)
+    # a dtype's designed cases only in the first and latest version of a run of equal rows (spec key designed_at_ends)
+    designed_at_ends: bool = False
     # (lower, upper): two attributes a generic attribute set keeps in order (Clip's min <= max); crossed
     # values come only from the spec's own examples and test_attributes (spec key attribute_order)
     attribute_order: tuple[str, str] | None = None
@@ -492,6 +506,21 @@ class OpSpec:
     @property
     def numeric_attribute_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.attributes if a.type != "string")
+
+    def output_dtype(self, tensor: str, attributes) -> str | None:
+        """The dtype a call gives an output whose type an attribute chooses (``dtype_from``: ONNX
+        Cast's to), from ``attributes`` (operator spelling; None where the output has no such rule
+        or the attribute is not there)."""
+        for t in self.outputs:
+            if t.name == tensor and t.dtype_from is not None:
+                v = (attributes or {}).get(t.dtype_from)
+                return v if isinstance(v, str) else None
+        return None
+
+    @property
+    def dtype_attributes(self) -> tuple[str, ...]:
+        """The attributes that choose an output's dtype (``dtype_from``)."""
+        return tuple(t.dtype_from for t in self.outputs if t.dtype_from is not None)
 
     def choice_value(self, attributes, standard: str | None = None) -> str | None:
         """The value of the choice attribute a call computes with: given, else the standard's
