@@ -291,7 +291,8 @@ def test_inputs_by_keyword_transposed_and_absent(all_specs):
     attrs = {"alpha": 1.0, "beta": 1.0, "transA": 1, "transB": 0}
     got = torch_ops.prepare(_entry(all_specs, "gemm"), _acc_call(spec, "onnx", "13", {"a": a, "b": b}, attrs, (3, 5)))
     assert not got.args and got.tensor_kwargs["mat1"].shape == (3, 4) and got.tensor_kwargs["mat2"].shape == (4, 5)
-    assert got.tensor_kwargs["input"].shape == () and got.tensor_kwargs["input"] == 0  # the index space's absent: 0
+    # the index space's absent: 0, over the dimensions c's labels name (m n: what addmm takes)
+    assert got.tensor_kwargs["input"].shape == (3, 5) and not got.tensor_kwargs["input"].any()
 
 
 def test_a_set_argument_of_an_operator_without_that_set_is_an_error(all_specs, tmp_path):

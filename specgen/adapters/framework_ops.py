@@ -54,6 +54,7 @@ class Entry:
     keywords: Mapping[str, str] = field(default_factory=dict)  # spec input -> the keyword it is passed as
     transposed: tuple[str, ...] = ()  # inputs passed with the index space's transposed_by applied
     types: Mapping[str, str] = field(default_factory=dict)  # attribute -> "bool" | "int" (else float or string)
+    over: Mapping[str, str] = field(default_factory=dict)  # input -> index set: passed over exactly its dims
 
     @property
     def qualified(self) -> str:
@@ -193,6 +194,9 @@ def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
                     continue
                 s = sets[arg["set"]]
                 consumed.update(a for a in (s.given_by, s.noop_attribute) if a)
+                for o in getattr(space, "overrides", ()):  # a standard that gives the set by another attribute (DirectML's Axes)
+                    changed = (o.get("sets") or {}).get(arg["set"]) or {}
+                    consumed.update(changed[k] for k in ("given_by", "noop_attribute") if changed.get(k))
                 arguments[kw] = ("set", arg["set"], arg["of"], arg["as"])
             elif isinstance(arg, dict):
                 if arg["attribute"] not in names:
@@ -218,7 +222,7 @@ def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
                 problem(at + ("attributes", name, "same_as"), f"{op} has no attribute {r['same_as']!r} (its attributes: {', '.join(names)})")
                 continue
             rules[name] = _rule(r)
-        layouts, keywords, transposed = {}, {}, []
+        layouts, keywords, transposed, over = {}, {}, [], {}
         for tensor, lay in item.get("inputs", {}).items():
             bad = next((t for t in (tensor, lay.get("channel_of", tensor)) if t not in inputs), None)
             if bad is not None:
@@ -228,6 +232,11 @@ def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
                 layouts[tensor] = lay["channel_of"]
             if "keyword" in lay:
                 keywords[tensor] = lay["keyword"]
+            if "over" in lay:
+                if space is None or lay["over"] not in space.sets:
+                    problem(at + ("inputs", tensor, "over"), f"{op} has no index set {lay['over']!r}")
+                    continue
+                over[tensor] = lay["over"]
             if lay.get("apply_transpose"):
                 by = space.tensors[tensor].transposed_by if space is not None and tensor in space.tensors else None
                 if by is None:
@@ -248,7 +257,7 @@ def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
             problem(at + ("call",), f"{backend} {version} has no function {prefix}.{item['call']}")
         result.entries.append(Entry(op, item["call"], arguments, rules, layouts,
                                     tuple(item.get("dtypes", data["dtypes"])), " ".join(item["note"].split()),
-                                    doc.line(at), prefix, keywords, tuple(transposed), types))
+                                    doc.line(at), prefix, keywords, tuple(transposed), types, over=over))
     if problems:
         raise SpecError(problems)
     return result
@@ -277,6 +286,34 @@ class Prepared:
     reshaped: bool = False  # an accumulating operator's result: finish() gives the declared shape
 
 
+def _absent(dims, layout, value, dtype) -> np.ndarray:
+    """An omitted optional input as the framework takes it: its ``absent`` value over the dimensions its
+    labels name (batch_norm's weight has the channel's size; WebNN's scale follows its axes set), a
+    scalar where its dims have an ellipsis (broadcast by the function)."""
+    if dims.dims_of is not None:
+        labels = layout.sets.get(dims.dims_of, ())
+    elif not dims.has_ellipsis:
+        labels = [label.rstrip("?") for label in dims.labels if label.rstrip("?") in layout.sizes]
+    else:
+        return np.asarray(value, dtype=dtype)
+    return np.full([layout.sizes[label] for label in labels], value, dtype=dtype)
+
+
+def _over(layout, name: str, arr: np.ndarray, set_name: str) -> np.ndarray:
+    """``arr`` (input ``name``) as an array over exactly the dims of ``set_name``, in the set's order:
+    broadcast along the set where it has size 1 or lacks the dimension (shape (1,) for an empty set)."""
+    labels = layout.sets[set_name]
+    placed = layout.place(name, np.asarray(arr))
+    outside = [i for i, label in enumerate(layout.labels) if label not in labels]
+    if any(placed.shape[i] != 1 for i in outside):
+        raise ValueError(f"{name} varies along a dimension outside the index set {set_name}")
+    full = np.broadcast_to(placed, tuple(layout.sizes[label] if label in labels else 1 for label in layout.labels))
+    squeezed = full.reshape([layout.sizes[label] for label in layout.labels if label in labels])
+    present = [label for label in layout.labels if label in labels]
+    out = np.transpose(squeezed, [present.index(label) for label in labels])
+    return np.ascontiguousarray(out).reshape(out.shape or (1,))
+
+
 def prepare(entry: Entry, call) -> Prepared:
     """The arrays and set arguments of ``call`` for ``entry``. Element-wise operators: the inputs in the
     spec's order (a channel_of input as its 1-D vector). Accumulating operators (an ``index_space``):
@@ -294,8 +331,9 @@ def prepare(entry: Entry, call) -> Prepared:
     inputs = dict(call.inputs)
     if layout is not None:
         first = next(iter(call.inputs.values()))
+        own = space.for_version(call.standard, str(call.version)).under(call.attributes)
         for name, value in layout.absent.items():
-            inputs[name] = np.asarray(value, dtype=first.dtype)
+            inputs[name] = _absent(own.tensors[name], layout, value, first.dtype)
         for name in entry.transposed:
             by = space.tensors[name].transposed_by
             if name in call.inputs and bool(int(call.attributes.get(by) or 0)):
@@ -306,7 +344,20 @@ def prepare(entry: Entry, call) -> Prepared:
         own = layout.tensors[of]
         axes = [own.index(label) for label in layout.sets[set_name]]
         x = inputs[of]
-        if as_ == "sizes":
+        if as_ == "sizes" and not axes:
+            # an empty set (WebNN layerNormalization's axes: []): one new unit axis to normalise over,
+            # the statistics of one element each (count 1), removed again by finish
+            inputs[of] = x.reshape(x.shape + (1,))
+            merged = (of, inputs[of].shape, tuple(range(x.ndim + 1)))
+            set_kwargs[kw] = (1,)
+        elif as_ == "sizes" and axes != list(range(x.ndim - len(axes), x.ndim)):
+            # the framework normalises over the trailing dimensions: the set's axes moved to the end
+            # in the set's order (WebNN layerNormalization's axes in any order), moved back after
+            order = [a for a in range(x.ndim) if a not in axes] + axes
+            inputs[of] = np.transpose(x, order)
+            merged = (of, inputs[of].shape, tuple(order))
+            set_kwargs[kw] = tuple(int(x.shape[a]) for a in axes)
+        elif as_ == "sizes":
             set_kwargs[kw] = tuple(int(x.shape[a]) for a in axes)
         elif as_ == "axes" and axes:
             set_kwargs[kw] = tuple(axes)
@@ -324,6 +375,9 @@ def prepare(entry: Entry, call) -> Prepared:
             inputs[of] = moved.reshape(moved.shape[:x.ndim - len(axes)] + (int(np.prod([x.shape[a] for a in axes])),))
             merged = (of, moved.shape, tuple(order))
             set_kwargs[kw] = inputs[of].ndim - 1 if as_ == "axis" else (inputs[of].ndim - 1,)
+    for name, set_name in entry.over.items():
+        if layout is not None and name in inputs:
+            inputs[name] = _over(layout, name, inputs[name], set_name)
     args, tensor_kwargs = [], {}
     for name, arr in inputs.items():
         of = entry.channel_of.get(name)

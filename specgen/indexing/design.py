@@ -17,7 +17,7 @@ import numpy as np
 
 from specgen import dtypes
 from specgen.formula import nodes as n
-from specgen.indexing.layout import ShapeViolation, resolve
+from specgen.indexing.layout import ShapeViolation, _tensor_labels, resolve, set_axes
 from specgen.indexing.spec import AccSpec
 
 LENGTHS = (1, 2, 3, 7, 8, 9, 64, 1023)
@@ -49,7 +49,7 @@ class Case:
         space = spec.index_space.for_version(self.standard, self.version)
         return {name: design_values(self.design if name in designed_inputs(space) else "positive", shape,
                                     self.dtype, rng)
-                for name, shape in self.shapes.items() if name in spec.inputs}
+                for name, shape in self.shapes.items() if name in spec.inputs and shape is not None}
 
 
 def designed_inputs(space) -> set:
@@ -109,8 +109,29 @@ def design_values(design: str, shape, dtype: str, rng) -> np.ndarray:
     return np.asarray(x, dtype=np.float64).astype(f.numpy).reshape(shape)
 
 
-def _axis_sets(spec: AccSpec):
-    return {name: s for name, s in spec.index_space.sets.items() if s.axes_of is not None}
+def _axis_sets(space, settable) -> dict:
+    """The axes sets a case can choose (their attribute is one this version has); a set whose attribute
+    the version lacks keeps its default and is designed through the label path."""
+    return {name: s for name, s in space.sets.items() if s.axes_of is not None and s.given_by in settable}
+
+
+def _shape_dims_of(space, shapes: dict, attrs: dict) -> dict:
+    """Shapes of the dims_of tensors not given: the dims of their set's tensor along the set, in the
+    attribute's order (None where the attribute is not legal: the tensor is then omitted)."""
+    out = dict(shapes)
+    for name, t in space.tensors.items():
+        if t.dims_of is None or out.get(name) is not None:
+            continue
+        of = space.sets[t.dims_of].axes_of
+        if out.get(of) is None:
+            continue
+        axes = set_axes(space, t.dims_of, len(out[of]), attrs)
+        if axes is None:  # a must-reject axis: shaped as the set's default would have it (or x's first axis)
+            given_by = space.sets[t.dims_of].given_by
+            axes = set_axes(space, t.dims_of, len(out[of]), {k: v for k, v in attrs.items() if k != given_by})
+            axes = axes if axes is not None else tuple(range(min(1, len(out[of]))))
+        out[name] = [int(out[of][a]) for a in axes]
+    return out
 
 
 def _attrs_for(spec, standard, version, extra: dict) -> tuple[dict, tuple]:
@@ -146,24 +167,26 @@ def cases(spec: AccSpec, standard: str, version: str, dtype: str, *, long: bool 
     shape cases (axis subsets, ranks, shape variants, must-reject), which do not depend on the
     dtype; ``lengths`` replaces the reduced lengths (LENGTHS); ``long_designs``: the value designs at
     lengths of 1,023 and more (the others at 8 and 9 only)."""
-    space = spec.index_space.for_version(standard, version)
+    version_space = spec.index_space.for_version(standard, version)
+    space = version_space.under(spec.defaults(standard))  # the layout of the default attribute values
     out: list[Case] = []
     prefix = f"{spec.id}/{standard}-{version}/{dtype}"
-    axis_sets = _axis_sets(spec)
     formula = spec.formula
 
     settable = set(next(v for v in spec.standards[standard].versions if v.version == version).attributes)
+    axis_sets = _axis_sets(space, settable)
 
-    def add(tag, shapes, extra, design="random", kind="positive"):
+    def add(tag, shapes, extra, design="random", kind="positive", omit=()):
         if not applies(design, dtype):
             return None
         if set(extra) - settable - {None}:
             return None  # this version has no such attribute (ONNX ReduceSum-11's noop_with_empty_axes)
         extra = {k: v for k, v in extra.items() if k is not None}
         attrs, given = _attrs_for(spec, standard, version, extra)
+        shapes = {k: (None if k in omit else v) for k, v in _shape_dims_of(version_space.under(attrs), shapes, attrs).items()}
         case = Case(f"{prefix}/{tag}", spec.id, standard, version, dtype, kind, shapes, attrs, given, (tag,), design=design)
         try:
-            layout = resolve(space, formula, shapes, attrs, spec.outputs)
+            layout = resolve(version_space, formula, shapes, attrs, spec.outputs)
             if kind == "negative":
                 return None  # not actually illegal under this standard
             case.shapes = {**shapes, **{o: list(layout.outputs[o][1]) for o in spec.outputs}}
@@ -179,15 +202,21 @@ def cases(spec: AccSpec, standard: str, version: str, dtype: str, *, long: bool 
         (set_name, s), = list(axis_sets.items())[:1]
         x = s.axes_of
         others = [t for t in spec.inputs if t != x]
+        ordered = [t for t in spec.inputs if space.tensors[t].dims_of == set_name]
         for rank in range(1, 5) if structure else ():
             shape = [2, 3, 4, 5][:rank]
             def with_others(sh, extra):
                 shapes = {x: sh}
-                for t in others:  # broadcast partners: the trailing dims of x from the set on
-                    shapes[t] = None
+                chosen = set(extra.get(s.given_by) or ())
+                for t in others:
+                    # a broadcast partner (DirectML's Scale): x's rank, x's size along the chosen axes, 1
+                    # elsewhere; a dims_of partner: from the set (_shape_dims_of); others omitted
+                    dims = space.tensors[t]
+                    shapes[t] = ([d if a in chosen else 1 for a, d in enumerate(sh)]
+                                 if dims.broadcast == "unidirectional" and dims.has_ellipsis else None)
                 return shapes
             if s.kind == "list":
-                for k in range(0, rank + 1):
+                for k in range(0 if s.empty != "unspecified" else 1, rank + 1):
                     for subset in itertools.combinations(range(rank), k):
                         keeps = (0, 1) if space.keepdims in settable else (None,)  # DirectML: keepdims fixed
                         for keep in keeps:
@@ -199,6 +228,15 @@ def cases(spec: AccSpec, standard: str, version: str, dtype: str, *, long: bool 
                             if subset and keep in (1, None) and s.negative is True:
                                 neg = [a - rank for a in subset]
                                 add(f"rank{rank}/axes{''.join(map(str, subset))}/negative", with_others(shape, extra), {**extra, s.given_by: neg})
+                            if len(subset) >= 2 and keep in (1, None) and ordered:
+                                # the order matters (a dims_of tensor follows it): reversed, and a partner
+                                # shaped in ascending order while the axes are reversed (must-reject)
+                                rev = list(reversed(subset))
+                                add(f"rank{rank}/axes{''.join(map(str, rev))}/keep{'' if keep is None else keep}",
+                                    with_others(shape, extra), {**extra, s.given_by: rev})
+                                add(f"rank{rank}/axes{''.join(map(str, rev))}/reject-order",
+                                    {**with_others(shape, extra), **{t: [shape[a] for a in subset] for t in ordered}},
+                                    {**extra, s.given_by: rev}, kind="negative")
                 add(f"rank{rank}/axes-default", with_others(shape, {}), {})
                 if s.noop_attribute:
                     add(f"rank{rank}/axes-empty-noop", with_others(shape, {}), {s.given_by: [], s.noop_attribute: 1})
@@ -231,18 +269,29 @@ def cases(spec: AccSpec, standard: str, version: str, dtype: str, *, long: bool 
             extra = {s.given_by: [1] if s.kind == "list" else 1}
             for design in (VALUE_DESIGNS if length in (8, 9) else long_designs if length >= 1023 else ("random",)):
                 add(f"length{length}/{design}", _fill(spec, space, {x: shape}, 1), extra, design=design)
+        for t in _optional(spec, space) if structure else ():  # an optional input omitted (its absent value)
+            extra = {s.given_by: [1] if s.kind == "list" else 1}
+            add(f"length8/without_{t}", _fill(spec, space, {x: [2, 8]}, 1), extra, omit=(t,))
     else:
         for length in lengths:
             designs = ("random", "cancellation", "nan", "inf")
             for design in (designs if length in (8, 9) else tuple(d for d in designs if d in long_designs)
                            if length >= 1023 else ("random",)):
                 add(f"k{length}/{design}", _label_shapes(spec, space, length), {}, design=design)
+        for t in _optional(spec, space) if structure else ():  # an optional input omitted (its absent value)
+            add(f"k8/without_{t}", _label_shapes(spec, space, 8), {}, omit=(t,))
         for tag, shapes in _label_variants(spec, space) if structure else ():
             add(tag, shapes, {})
             add(tag, shapes, {}, kind="negative")
         for name, value in _bool_attributes(spec, standard, version) if structure else ():
-            add(f"{name}{value}", _label_shapes(spec, space, 7, attrs={name: value}), {name: value})
+            extra = {name: value}
+            add(f"{name}{value}", _label_shapes(spec, version_space.under({**spec.defaults(standard), **extra}), 7, attrs=extra), extra)
     return [c for c in out if c is not None]
+
+
+def _optional(spec, space) -> list:
+    """The inputs this standard's version may omit (an ``absent`` value: WebNN's scale and bias, Gemm-11's C)."""
+    return [t for t in spec.inputs if space.tensors[t].absent is not None]
 
 
 def _fill(spec, space, shapes: dict, axis: int) -> dict:
@@ -250,24 +299,34 @@ def _fill(spec, space, shapes: dict, axis: int) -> dict:
     unidirectional ones, from ``axis`` on)."""
     (x, shape), = shapes.items()
     out = dict(shapes)
+    # x's labels at this rank: a partner's label takes x's size along it (1 where x lacks it)
+    x_labels = _tensor_labels(space.tensors[x], len(shape), {}, []) or ()
+    along = dict(zip(x_labels, shape))
     for t in spec.inputs:
         if t == x:
             continue
         dims = space.tensors[t]
-        if dims.broadcast == "unidirectional" and dims.has_ellipsis:
+        if dims.dims_of is not None:
+            out[t] = None  # shaped from the set's attribute (_shape_dims_of)
+        elif dims.broadcast == "unidirectional" and dims.has_ellipsis:
             out[t] = list(shape[axis:])
         else:
-            out[t] = [shape[1] if lab == "c" else 1 for lab in dims.labels if lab != "..."]
+            out[t] = [along.get(lab.rstrip("?"), 1) for lab in dims.labels if lab != "..."]
     return out
 
 
 def _label_shapes(spec, space, length: int, attrs=None) -> dict:
     """Shapes for a contraction: the reduced label of length ``length``, others 3 and 5, a batch of 2."""
-    reduced = {lab for s in space.sets.values() for lab in s.labels}
+    # a set of several labels (WebNN instanceNormalization's h and w): the first has the length, the others 2
+    reduced = {lab for s in space.sets.values() for lab in s.labels[:1]}
+    also = {lab for s in space.sets.values() for lab in s.labels[1:]}
     sizes: dict = {}
     shapes = {}
     for name in spec.inputs:
         t = space.tensors[name]
+        if t.dims_of is not None:
+            shapes[name] = None  # shaped from the set's attribute (_shape_dims_of)
+            continue
         labels = [lab.rstrip("?") for lab in t.labels]
         if t.transposed_by and attrs and attrs.get(t.transposed_by):
             fixed = [i for i, lab in enumerate(labels) if lab != "..."]
@@ -277,7 +336,8 @@ def _label_shapes(spec, space, length: int, attrs=None) -> dict:
             if lab == "...":
                 dims.append(2)
             else:
-                size = sizes.setdefault(lab, length if lab in reduced else 3 + len(sizes))
+                size = sizes.setdefault(lab, length if lab in reduced else 2 if lab in also else
+                                        3 + len([k for k in sizes if k not in also]))
                 dims.append(size)
         shapes[name] = dims
     return shapes
@@ -306,3 +366,6 @@ def _bool_attributes(spec, standard, version):
             yield name, 1
         if a.type == "float32":
             yield name, 0.5
+        if a.type == "string":  # every value but the standard's default (a layout's other spelling)
+            default = spec.defaults(standard).get(name)
+            yield from ((name, v) for v in a.values if v != default)

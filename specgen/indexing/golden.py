@@ -112,6 +112,7 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
     if not np.any(undecided):
         return _zero_signs(out, formula, layout, inputs, attributes, output), 0
     placed = {name: layout.place(name, np.asarray(a)) for name, a in inputs.items()}
+    placed.update({name: layout.place(name, None) for name in layout.absent if name not in placed})  # omitted inputs
     reduced = reduced_labels(formula, layout)
     labels, _ = layout.outputs[output]
     prec = _bits(inputs)

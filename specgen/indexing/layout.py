@@ -138,6 +138,11 @@ def _axes_set(s, layout_tensors, attributes, problems) -> tuple[str, ...]:
             return labels
         if s.default == "none":
             return ()
+        if s.default == "required":
+            problems.append(f"{s.given_by}: required (this standard has no default)")
+            return ()
+        if s.default.startswith("from "):
+            return labels[min(int(s.default[5:]), rank):]
         value = int(s.default) if s.kind != "list" else [int(v) for v in s.default.split(",")]
     if s.kind == "list":
         values = [int(v) for v in np.atleast_1d(np.asarray(value, dtype=np.int64)).tolist()] if np.size(value) else []
@@ -157,7 +162,8 @@ def _axes_set(s, layout_tensors, attributes, problems) -> tuple[str, ...]:
             if a in seen and not s.duplicates:
                 problems.append(f"{s.given_by}: axis {a} appears more than once ({values})")
             seen.append(a)
-        return tuple(labels[a] for a in sorted(set(seen)))
+        # in the order given (a dims_of tensor follows it; resolve sorts the others), each axis once
+        return tuple(labels[a] for a in dict.fromkeys(seen))
     if np.ndim(value) != 0:
         problems.append(f"{s.given_by}: one axis expected, got {value!r}")
         return ()
@@ -172,14 +178,28 @@ def _axes_set(s, layout_tensors, attributes, problems) -> tuple[str, ...]:
     return labels[a:] if s.kind == "tail" else (labels[a],)
 
 
+def set_axes(space: IndexSpace, set_name: str, rank: int, attributes: dict) -> tuple[int, ...] | None:
+    """The axis numbers (in the attribute's order) an axes set takes for a ``rank``-dimensional
+    tensor, or None where the attribute is not legal (the designer shapes dims_of tensors with it)."""
+    problems: list[str] = []
+    space = space.under(attributes)
+    s = space.sets[set_name]
+    labels = tuple(str(i) for i in range(rank))
+    got = _axes_set(s, {s.axes_of: labels}, attributes, problems)
+    return None if problems else tuple(int(label) for label in got)
+
+
 def resolve(space: IndexSpace, formula, shapes: dict, attributes: dict, outputs) -> Layout:
     """The layout for these input shapes and attributes; ShapeViolation lists every problem."""
+    space = space.under(attributes)  # the overrides that hold for these attribute values (a layout string)
     problems: list[str] = []
     tensors: dict[str, tuple[str, ...]] = {}
     absent: dict[str, float] = {}
     for name, t in space.tensors.items():
         if name in outputs:
             continue
+        if t.dims_of is not None and shapes.get(name) is not None:
+            continue  # labelled once its set is known (below)
         if name not in shapes or shapes[name] is None:
             if t.absent is None:
                 problems.append(f"{name}: a required input is missing")
@@ -222,14 +242,32 @@ def resolve(space: IndexSpace, formula, shapes: dict, attributes: dict, outputs)
                 named.append(label)
     space_labels = tuple(ellipsis + named)
     sets: dict[str, tuple[str, ...]] = {}
+    failed: set[str] = set()  # sets whose attribute is in error: their dims_of tensors are not checked
     for name, s in space.sets.items():
         if s.axes_of is not None:
+            before = len(problems)
             sets[name] = _axes_set(s, tensors, attributes, problems)
+            if len(problems) > before or s.axes_of not in tensors:
+                failed.add(name)
+            elif not any(t.dims_of == name for t in space.tensors.values()):
+                # the attribute's order matters only to a dims_of tensor: otherwise in axis order
+                sets[name] = tuple(label for label in tensors[s.axes_of] if label in sets[name])
         else:
             chosen: list[str] = []
             for label in s.labels:
                 chosen.extend(ellipsis if label == "..." else [label] if label in sizes else [])
             sets[name] = tuple(chosen)
+    for name, t in space.tensors.items():  # tensors shaped by an axes set: exactly its dims, in its order
+        if name in outputs or t.dims_of is None or shapes.get(name) is None or t.dims_of in failed:
+            continue
+        want = sets.get(t.dims_of, ())
+        got = tuple(int(d) for d in shapes[name])
+        expected = tuple(sizes.get(label) for label in want)
+        if got != expected:
+            problems.append(f"{name}: shape {list(got)}; expected {list(expected)} ({t.dims_of}: "
+                            f"the dimensions of {space.sets[t.dims_of].axes_of} along them, in their order)")
+            continue
+        tensors[name] = want
     if problems:
         raise ShapeViolation(problems)
     present = present_labels(formula, tensors, sets)

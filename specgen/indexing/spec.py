@@ -20,7 +20,7 @@ from specgen.indexing.space import IndexSpace, IndexSpaceError, parse_index_spac
 from specgen.numerics.accumulation import AccumulationPolicy
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "specs" / "accumulating"
-ATTRIBUTE_TYPES = ("axes", "axis", "bool", "float32")
+ATTRIBUTE_TYPES = ("axes", "axis", "bool", "float32", "string")  # string: a closed set of ``values`` (a layout)
 _TOP = {"name", "id", "summary", "inputs", "outputs", "attributes", "index_space", "formula", "readings",
         "standards", "examples", "special_values"}
 SPECIAL = {"nan": ("propagate", "unspecified"), "inf": ("formula", "unspecified")}
@@ -53,6 +53,7 @@ class Attribute:
     name: str
     type: str
     default: object = None
+    values: tuple = ()               # a string attribute's closed set of values
 
 
 @dataclass(frozen=True)
@@ -207,11 +208,26 @@ def _load(path: Path, raw) -> AccSpec:
     for name, a in (raw.get("attributes") or {}).items():
         if not isinstance(a, dict) or a.get("type") not in ATTRIBUTE_TYPES:
             _fail(p, f"attributes.{name}.type", f"one of {', '.join(ATTRIBUTE_TYPES)}")
-        attributes[name] = Attribute(name, a["type"], a.get("default"))
+        values = tuple(a.get("values") or ())
+        if a["type"] == "string":
+            if not values or not all(isinstance(v, str) and v for v in values):
+                _fail(p, f"attributes.{name}.values", "a string attribute lists its values (non-empty strings)")
+            if a.get("default") is not None and a["default"] not in values:
+                _fail(p, f"attributes.{name}.default", f"{a['default']!r} is not one of its values {list(values)}")
+        elif values:
+            _fail(p, f"attributes.{name}.values", "only a string attribute lists values")
+        attributes[name] = Attribute(name, a["type"], a.get("default"), values)
     try:
         space = parse_index_space(raw["index_space"])
     except IndexSpaceError as exc:
         _fail(p, "index_space", str(exc))
+    for i, o in enumerate(space.overrides):
+        for name, value in (o.get("when") or {}).items():
+            a = attributes.get(name)
+            if a is None:
+                _fail(p, f"index_space.overrides[{i}].when", f"{name!r} is not an attribute of the operator")
+            if a.values and value not in a.values:
+                _fail(p, f"index_space.overrides[{i}].when", f"{value!r} is not one of {name}'s values {list(a.values)}")
     inputs, outputs = tuple(Name(t) for t in raw["inputs"]), tuple(Name(t) for t in raw["outputs"])
     for t in inputs + outputs:
         if t not in space.tensors:
@@ -246,6 +262,8 @@ def _load(path: Path, raw) -> AccSpec:
         for name in defaults:
             if name not in attributes:
                 _fail(p, f"{where}.defaults", f"{name!r} is not an attribute of the operator")
+            if attributes[name].values and defaults[name] not in attributes[name].values:
+                _fail(p, f"{where}.defaults", f"{defaults[name]!r} is not one of {name}'s values {list(attributes[name].values)}")
         call = s.get("call")
         if call is not None:
             if not isinstance(call, dict) or set(call) - {"args", "options"}:

@@ -166,6 +166,8 @@ def build_call(case, data: dict[str, np.ndarray], spec, input_names, output_name
     memory: dict = {}
     strides = {k: (list(v) if v is not None else None) for k, v in dict(getattr(case, "strides", None) or {}).items()}
     for name in input_names:
+        if name not in data:
+            continue  # an omitted optional input (an index space's ``absent``: DirectML's null ScaleTensor)
         arr = np.array(data[name], copy=True)
         inputs[name] = _layout(arr, strides.get(name), memory, name)
     outputs: dict[str, OutputInfo] = {}

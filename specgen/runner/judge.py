@@ -89,7 +89,7 @@ def judge_positive(case, spec, data, o: Outcome, compare: Callable) -> Judgement
         if actual.dtype != want_dtype:
             return (ERROR, Cause.WRONG_DTYPE,
                     f"wrong dtype for {name}: got {actual.dtype.name}, expected {np.dtype(want_dtype).name}{at}", {})
-        inputs = {n: data[n] for n in in_names}
+        inputs = {n: data[n] for n in in_names if n in data}  # an omitted optional input is not in the case
         if expected.ndim == 0 and getattr(spec, "engine", "elementwise") == "elementwise":
             # shapes already agree; compare() is handed 1-element arrays so that a 0-d case is
             # judged like any other (the index it reports is then [0])
