@@ -150,3 +150,15 @@ def test_a_nonzero_value_that_rounds_to_a_zero_is_signed_by_itself():
     y = golden(SimpleNamespace(id="fake", path="specs/fake.yaml", special_values={}, formula_for=lambda s: node),
                {"x": np.array([0.5], dtype=np.float32)}, {}, "float32").y
     assert y[0] == 0 and not np.signbit(y[0])
+
+
+def test_a_positive_base_to_an_integer_exponent_is_exact_at_a_midpoint():
+    """pow(scale * a + bias, b) with scale = 0.35f and bias = 0.65f at a = b = 1 is 1 - 2^-25 exactly, the
+    float32 midpoint between 1 - 2^-24 and 1: the widened enclosure of a transcendental pow straddled it
+    at every precision; the directed integer powers make it a point, rounded to even (1.0)."""
+    node = parse_formula("pow(scale * a + bias, b)", ["a", "b"], ["scale", "bias"])
+    env = {"a": 1.0, "b": 1.0, "scale": float(np.float32(0.35)), "bias": float(np.float32(0.65))}
+    assert env["scale"] + env["bias"] == 1 - 2.0 ** -25
+    assert ziv.decide(node, env, "float32") == (1.0, False)
+    assert ziv.decide(node, {**env, "b": 2.0}, "float32")[0] == float(np.float32((1 - 2.0 ** -25) ** 2))
+    assert ziv.decide(node, {**env, "b": -1.0}, "float32")[0] == float(np.float32(1 / (1 - 2.0 ** -25)))

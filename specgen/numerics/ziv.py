@@ -224,8 +224,16 @@ class _Eval:
                 return (_INF, _INF) if big else (_ZERO, _ZERO)
             if any(huge) and not (a == b == _ZERO and c == d):
                 raise Undecided("pow with an exponent beyond 2**64 (bounded: not evaluated)")
+            point = a == b and c == d and c not in (_INF, _NINF)
+            if (point and _lt(_ZERO, a) and a != _INF
+                    and libmp.mpf_cmp(c, libmp.from_int(libmp.to_int(c))) == 0):
+                # a positive point base to an integer exponent: the directed powers enclose it, a point
+                # where a ** c is exact at this precision (a midpoint x ** 1 of a transformed input,
+                # DirectML's pow(scale * a + bias, b), is decided instead of straddling its boundary)
+                r0 = libmp.mpf_pow_int(a, libmp.to_int(c), p, "f")
+                r1 = libmp.mpf_pow_int(a, libmp.to_int(c), p, "c")
+                return _min(r0, r1), _max(r0, r1)
             if not _lt(_ZERO, a):
-                point = a == b and c == d and c not in (_INF, _NINF)
                 if point and a == _ZERO:  # C99 F.10.4.4: pow(0, y) = 1 at y = 0, 0 for y > 0, a pole for y < 0
                     # (+inf here; the caller takes an infinity's sign from the IEEE evaluation: -0 ** -3 = -inf)
                     return (_ONE, _ONE) if c == _ZERO else ((_ZERO, _ZERO) if _lt(_ZERO, c) else (_INF, _INF))
