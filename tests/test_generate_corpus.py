@@ -431,3 +431,12 @@ def test_a_version_that_repeats_its_predecessors_table_has_no_rank_sweep_of_its_
             assert (row in sweeps) != same_table_as_previous(std, ver, dtype, spec.rank_sweep_once), row
     assert ("identity", "onnx", "13", "float32") in sweeps and ("identity", "onnx", "14", "float32") not in sweeps
     assert ("identity", "onnx", "13", "bfloat16") in sweeps  # new at 13: its own sweep
+
+
+def test_case_dtypes_that_give_every_tensor_the_same_dtype_are_one_row():
+    """DirectML IF at 2_0 lists uint8 for the condition and float16 alone for the values: a "uint8" row
+    would be the float16 row again (uint8 condition, float16 values) under another label."""
+    ver = SPECS["where"].standards["directml"].version("2_0")
+    assert case_dtypes(ver, ["condition", "x", "y"]) == ["float16"]
+    ver = SPECS["where"].standards["directml"].version("3_0")
+    assert "uint8" in case_dtypes(ver, ["condition", "x", "y"]) and "float16" in case_dtypes(ver, ["condition", "x", "y"])

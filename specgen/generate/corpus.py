@@ -82,7 +82,16 @@ def case_dtypes(ver, inputs: list[str]) -> list[str]:
     its values' types, ONNX's bool among them), in the order listed."""
     listed = dict.fromkeys(d for t in inputs for d in ver.dtypes(t))
     # only those every tensor can have in a case (oneDNN Select: bool is the condition's alone)
-    return [d for d in listed if all(tensor_dtype(ver, t, d) in ver.dtypes(t) for t in ver.tensors)]
+    ok = [d for d in listed if all(tensor_dtype(ver, t, d) in ver.dtypes(t) for t in ver.tensors)]
+    # two that give every tensor the same dtype make the same cases under two labels (DirectML IF at
+    # 2_0: the condition's uint8 and the values' float16 both give a uint8 condition and float16
+    # values): the one most tensors have is kept
+    rows: dict[tuple, str] = {}
+    for d in ok:
+        key = tuple(tensor_dtype(ver, t, d) for t in ver.tensors)
+        if key not in rows or key.count(d) > key.count(rows[key]):
+            rows[key] = d
+    return [d for d in ok if d in rows.values()]
 
 
 TRUTH_VALUES = np.array([False, True])  # every value of a bool tensor: its design is both
