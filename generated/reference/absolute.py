@@ -29,14 +29,21 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
     ml_dtypes = None
 
 OPERATOR = 'Abs'
-ATTRIBUTES = []
+ATTRIBUTES = ['scale', 'bias']
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'onednn': {}, 'onnx': {}, 'webnn': {}}
+DEFAULTS = {'directml': {'scale': 1.0, 'bias': 0.0},
+ 'onednn': {'scale': 1.0, 'bias': 0.0},
+ 'onnx': {'scale': 1.0, 'bias': 0.0},
+ 'webnn': {'scale': 1.0, 'bias': 0.0}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'onednn': 'none', 'onnx': 'applied', 'webnn': 'applied'}
+DEFAULT_KIND = {'directml': 'typical', 'onednn': 'none', 'onnx': 'applied', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
-DTYPES = {'onednn': {'current': ['float32', 'float16', 'bfloat16']},
+DTYPES = {'directml': {'1_0': ['float32', 'float16'],
+              '2_1': ['float32', 'float16', 'int32', 'int16', 'int8'],
+              '3_0': ['float32', 'float16', 'int32', 'int16', 'int8'],
+              '4_1': ['float32', 'float16', 'int64', 'int32', 'int16', 'int8']},
+ 'onednn': {'current': ['float32', 'float16', 'bfloat16']},
  'onnx': {'1': ['float64', 'float32', 'float16'],
           '6': ['float64',
                 'float32',
@@ -63,7 +70,11 @@ DTYPES = {'onednn': {'current': ['float32', 'float16', 'bfloat16']},
                  'uint8']},
  'webnn': {'2026-06-26': ['float32', 'float16', 'int64', 'int32', 'int8']}}
 # Per standard and version: the dtypes its table lists for the output.
-OUTPUT_DTYPES = {'onednn': {'current': ['float32', 'float16', 'bfloat16']},
+OUTPUT_DTYPES = {'directml': {'1_0': ['float32', 'float16'],
+              '2_1': ['float32', 'float16', 'int32', 'int16', 'int8'],
+              '3_0': ['float32', 'float16', 'int32', 'int16', 'int8'],
+              '4_1': ['float32', 'float16', 'int64', 'int32', 'int16', 'int8']},
+ 'onednn': {'current': ['float32', 'float16', 'bfloat16']},
  'onnx': {'1': ['float64', 'float32', 'float16'],
           '6': ['float64',
                 'float32',
@@ -90,7 +101,7 @@ OUTPUT_DTYPES = {'onednn': {'current': ['float32', 'float16', 'bfloat16']},
                  'uint8']},
  'webnn': {'2026-06-26': ['float32', 'float16', 'int64', 'int32', 'int8']}}
 # Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
-OUTPUT_SOURCE = {'onednn': 0, 'onnx': 0, 'webnn': 0}
+OUTPUT_SOURCE = {'directml': 0, 'onednn': 0, 'onnx': 0, 'webnn': 0}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
 CAST_TO_INPUT = ['webnn']
@@ -98,25 +109,34 @@ CAST_TO_INPUT = ['webnn']
 INTEGER_ROUNDING = 'toward_zero'
 
 
-def _formula(x):
+def _formula(x, scale, bias):
     return np.abs(x)
 
 
-def _formula_exact(x):
+def _formula_exact(x, scale, bias):
     return np.abs(x)
+
+
+# directml: abs((scale * x + bias))
+def _formula_directml(x, scale, bias):
+    return np.abs(scale * x + bias)
+
+
+def _formula_exact_directml(x, scale, bias):
+    return np.abs(scale * x + bias)
 
 
 # The formula each standard defines.
-FORMULA = {'onednn': _formula, 'onnx': _formula, 'webnn': _formula}
-FORMULA_EXACT = {'onednn': _formula_exact, 'onnx': _formula_exact, 'webnn': _formula_exact}
+FORMULA = {'onednn': _formula, 'onnx': _formula, 'webnn': _formula, 'directml': _formula_directml}
+FORMULA_EXACT = {'onednn': _formula_exact, 'onnx': _formula_exact, 'webnn': _formula_exact, 'directml': _formula_exact_directml}
 
 
-def absolute(x, *, standard='onnx', version=None):
-    """Abs of ``x`` as ``standard`` (onednn, onnx, webnn) defines it; ``version``
+def absolute(x, scale=None, bias=None, *, standard='onnx', version=None):
+    """Abs of ``x`` as ``standard`` (directml, onednn, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]
-    _attrs = _attributes(standard, {})
+    _attrs = _attributes(standard, {'scale': scale, 'bias': bias})
     _check_dtype(standard, version, _inputs[0].dtype)
     _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
@@ -129,7 +149,7 @@ def absolute(x, *, standard='onnx', version=None):
         # for x / alpha up to 11356, x / alpha down to 1e-4951); elsewhere float64 as for the others
         _work = np.longdouble if _inputs[0].dtype == np.float64 else np.float64
         _wide = np.broadcast_arrays(*[_v.astype(_work) for _v in _inputs])
-        _y = _fn(*_wide)
+        _y = _fn(*_wide, _attrs['scale'], _attrs['bias'])
         return _narrow(np.asarray(_y, dtype=_work), _out)
 
 

@@ -27,20 +27,22 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 OPERATOR = 'Round'
 ATTRIBUTES = []
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'onednn': {}, 'onnx': {}, 'webnn': {}}
+DEFAULTS = {'directml': {}, 'onednn': {}, 'onnx': {}, 'webnn': {}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'onednn': 'none', 'onnx': 'applied', 'webnn': 'applied'}
+DEFAULT_KIND = {'directml': 'typical', 'onednn': 'none', 'onnx': 'applied', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
-DTYPES = {'onednn': {'current': ['float32', 'float16', 'bfloat16']},
+DTYPES = {'directml': {'2_1': ['float32', 'float16'], '3_0': ['float32', 'float16']},
+ 'onednn': {'current': ['float32', 'float16', 'bfloat16']},
  'onnx': {'11': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']},
  'webnn': {'2026-06-26': ['float32', 'float16']}}
 # Per standard and version: the dtypes its table lists for the output.
-OUTPUT_DTYPES = {'onednn': {'current': ['float32', 'float16', 'bfloat16']},
+OUTPUT_DTYPES = {'directml': {'2_1': ['float32', 'float16'], '3_0': ['float32', 'float16']},
+ 'onednn': {'current': ['float32', 'float16', 'bfloat16']},
  'onnx': {'11': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']},
  'webnn': {'2026-06-26': ['float32', 'float16']}}
 # Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
-OUTPUT_SOURCE = {'onednn': 0, 'onnx': 0, 'webnn': 0}
+OUTPUT_SOURCE = {'directml': 0, 'onednn': 0, 'onnx': 0, 'webnn': 0}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
 CAST_TO_INPUT = ['webnn']
@@ -51,11 +53,11 @@ def _formula(x):
 
 
 # The formula each standard defines.
-FORMULA = {'onednn': _formula, 'onnx': _formula, 'webnn': _formula}
+FORMULA = {'directml': _formula, 'onednn': _formula, 'onnx': _formula, 'webnn': _formula}
 
 
 def round_even(x, *, standard='onnx', version=None):
-    """Round of ``x`` as ``standard`` (onednn, onnx, webnn) defines it; ``version``
+    """Round of ``x`` as ``standard`` (directml, onednn, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]
