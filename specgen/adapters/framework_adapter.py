@@ -33,7 +33,7 @@ def probe_attributes(spec, entry: framework_ops.Entry) -> dict[str, Any]:
     Not 1.0: a converter folds leaky_relu(x, 1) to x, which would claim what its kernel lacks."""
     values: dict[str, Any] = {}
     later = []
-    for attr in (spec.attributes.values() if isinstance(spec.attributes, dict) else spec.attributes):
+    for attr in framework_ops.spec_attributes(spec):
         rule = entry.rules.get(attr.name)
         rules = rule.rules if isinstance(rule, AllOf) else (rule,) if rule else ()
         value: Any = attr.values[0] if getattr(attr, "values", ()) else 0.5

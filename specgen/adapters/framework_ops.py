@@ -141,6 +141,11 @@ def _rule(spec_rule: dict) -> AttrRule:
     return parts[0] if len(parts) == 1 else AllOf(*parts)
 
 
+def spec_attributes(spec) -> list:
+    """The spec's attribute objects: an element-wise spec lists them, an accumulating one maps names to them."""
+    return list(spec.attributes.values()) if isinstance(spec.attributes, dict) else list(spec.attributes)
+
+
 def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
     """The checked mapping; raises :class:`SpecError` with every problem found. ``module``: the
     framework's module, to check that every ``call`` exists (None: not checked)."""
@@ -173,7 +178,7 @@ def load(specs: Mapping[str, Any], path: str | Path, module=None) -> OpMapping:
             result.skipped.append(f"{op}: {prefix}.{item['call']} not claimed, no spec {op!r} in the specs in use "
                                   f"({doc.path}:{doc.line(at)})")
             continue
-        attrs = list(spec.attributes.values()) if isinstance(spec.attributes, dict) else list(spec.attributes)
+        attrs = spec_attributes(spec)
         names = [a.name for a in attrs]  # string attributes (GELU's approximate) included
         types = {a.name: {"bool": "bool", "axis": "int"}[a.type] for a in attrs if getattr(a, "type", None) in ("bool", "axis")}
         inputs = [t.name for t in spec.inputs]
