@@ -136,7 +136,13 @@ def test_fast_path_agrees_with_the_full_judgement_on_the_committed_corpus():
     assert judged > 50_000 and ops == {o for o in SPECS if not _mixed(o) and o in float_ops}
 
 
-@pytest.mark.parametrize("op", sampled(SPECS, 6))  # two dtypes each: twelve exhaustive sweeps
+def _lists_16_bit_floats(op) -> bool:
+    spec = SPECS[op]
+    return not _mixed(op) and any(d in ("float16", "bfloat16") for s in spec.standards.values()
+                                  for v in s.versions for d in v.dtypes(spec.inputs[0].name))
+
+
+@pytest.mark.parametrize("op", sampled([o for o in SPECS if _lists_16_bit_floats(o)], 5))  # up to ten sweeps
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_fast_path_agrees_on_an_exhaustive_16_bit_sweep(op, dtype):
     spec = SPECS[op]
@@ -172,7 +178,7 @@ def _same_element_verdicts(spec, standard, dtype, inputs, attrs, expected, actua
     return np.bincount(fast.tier, minlength=4)[[GOLDEN_EQUAL, NAIVE_EQUAL, JUDGED]]
 
 
-@pytest.mark.parametrize("op", sorted(o for o in SPECS if not _mixed(o)))
+@pytest.mark.parametrize("op", sampled([o for o in SPECS if not _mixed(o)]))
 def test_judge_elements_gives_the_full_judgement_per_element(op):
     spec = SPECS[op]
     dtype = "float32"
