@@ -250,3 +250,21 @@ def test_a_standards_own_formula_is_what_its_page_shows():
     assert "tests x < -lambd first" in onnx
     dml = CliRunner().invoke(main, ["show", "shrink", "--standard", "directml"]).output
     assert "f(x) = where(x > Threshold, x - Bias, where(x < -Threshold, x + Bias, 0))" in dml
+
+
+def test_webnn_output_types_are_the_output_s_own_unless_a_constraint_ties_them(specs):
+    """The tensor-limits table says "same as input" only where a same-data_type constraint ties the
+    output to the first input (Relu); a comparison's output is uint8, Cast's is the type its
+    dataType argument names (an MLOperandDataType, set by a method step)."""
+    def limits(op):
+        page = render_standard(specs[op], specs[op].standards["webnn"], 1)
+        return page, [line for line in page.splitlines() if line.startswith("| *output* |")][0]
+
+    _, relu = limits("relu")
+    assert relu.startswith("| *output* | same as input |") and "| same as input |" in relu
+    _, equal = limits("equal")
+    assert equal.startswith("| *output* | uint8 |")
+    cast, row = limits("cast")
+    assert row.startswith("| *output* | float32, float16, int32,") and "same as input | 0 to 5" in row
+    assert "MLOperand cast(MLOperand input, MLOperandDataType dataType," in cast
+    assert "1. Set *output*'s dataType to dataType." in cast

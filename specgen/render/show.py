@@ -113,13 +113,18 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
     kinds = {t.name: "Input" for t in spec.inputs} | {t.name: "Output" for t in spec.outputs}
     descriptions = {t.name: t.description for t in spec.inputs + spec.outputs}
     attr_decl = {a.name: a for a in spec.attributes}
+    first = spec.inputs[0].name
+    tied_type = {t for group in std.same("data_type") if first in group for t in group}
+    tied_rank = {t for group in std.same("dimension_count") if first in group for t in group}
     versions = []
     for v in reversed(std.versions):  # newest first, as the standards' pages list them
         versions.append({
             "version": v.version,
             "label": info.label(v.version),
             "rows": [{"tensor": tensor_names[t], "kind": kinds[t], "ranks": str(s.ranks),
-                      "dtypes": ", ".join(info.dtype_name(d) for d in s.dtypes)} for t, s in v.tensors.items()],
+                      "dtypes": ", ".join(info.dtype_name(d) for d in s.dtypes),
+                      # an output "same as" the first input only where a constraint ties them
+                      "same_dtype": t in tied_type, "same_rank": t in tied_rank} for t, s in v.tensors.items()],
             "type_constraints": _type_constraints(std, v),
             "dtype_rows": _dtype_combinations(std, v),
             "extra_attributes": [{"name": e.name, "type": e.type, "required": e.required,
@@ -156,7 +161,7 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
                      "type_param": b.type_param, "index": b.index,
                      "type": info.tensor_type_name(b.type_param or "T")}
                     for t, b in std.tensors.items()],
-        "attributes": [{"name": b.name, "op_name": a, "type": info.attribute_type_names.get(attr_decl[a].type, attr_decl[a].type),
+        "attributes": [{"name": b.name, "op_name": a, "type": _attribute_type(spec, info, attr_decl[a]),
                         "description": attr_decl[a].description, "required": b.required,
                         "positional": b.positional,
                         "default": None if b.default is None else number(b.spell(b.default)),
@@ -175,6 +180,7 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
         "layout_source": " ".join(info.layout_source.split()),
         "strides": info.strides,
         "zero_sizes": info.zero_sizes,
+        "dtype_attributes": list(spec.dtype_attributes),
     }
 
 
@@ -210,6 +216,13 @@ def _constraint_sentence(std: m.OpStandard, c: m.Constraint, tensor_names: dict)
     else:
         text = f"{english_list([f'`{t}`' for t in tensors])} have the same {english_list(props)}."
     return {"text": text, "source": c.source}
+
+
+def _attribute_type(spec: m.OpSpec, info, attr) -> str:
+    """The standard's name of an attribute's type; one that names an output's dtype (Cast's ``to``)
+    has the standard's type of data-type values (``attribute_type_names.dtype``) where it gives one."""
+    kind = "dtype" if attr.name in spec.dtype_attributes and "dtype" in info.attribute_type_names else attr.type
+    return info.attribute_type_names.get(kind, attr.type)
 
 
 def _type_constraints(std: m.OpStandard, v: m.Version) -> list[dict]:
