@@ -663,7 +663,8 @@ def _finite_or_zero(a: np.ndarray, finite: np.ndarray) -> np.ndarray:
 def _accept_tier0(v, e, bad, dtype: str, sign=None):
     """(accepted mask, rounded values) of a tier-0 block, for an output narrower than float64: both
     ends of [v - e, v + e] round alike (a zero result with a nonzero bound is left to tier 1: its
-    sign is in doubt, unless ``sign``, the exact value's sign tracked through the functions, knows it)."""
+    sign is in doubt, unless ``sign``, the exact value's sign tracked through the functions, knows it:
+    a function computing it, called only where a result rounds to zero)."""
     with np.errstate(all="ignore"):
         r = round_float64(v, dtype)
         ok = np.isfinite(v) & ~bad
@@ -673,12 +674,16 @@ def _accept_tier0(v, e, bad, dtype: str, sign=None):
         # (where w > |v| the ends have opposite signs or are zeros, and are not accepted)
         w = e * fast64.INFLATE + np.abs(v) * 2.0 ** -51
         r_lo, r_hi = round_float64(v - w, dtype), round_float64(v + w, dtype)
-        zero_known = False
-        if sign is not None:
-            zero_known = (r == 0) & (sign != 0)
-            if np.any(zero_known):
-                r = np.where(zero_known, round_float64(np.copysign(np.zeros(np.shape(r)), sign), dtype), r)
-        ok &= (r_lo == r_hi) & np.isfinite(w) & ((r != 0) | (e == 0) | zero_known)
+        ok &= (r_lo == r_hi) & np.isfinite(w)
+        doubt = ok & (r == 0) & (e != 0)  # a zero whose sign the bound leaves open
+        if np.any(doubt):
+            zero_known = False
+            if sign is not None:
+                sign = sign()
+                zero_known = doubt & (sign != 0)
+                if np.any(zero_known):
+                    r = np.where(zero_known, round_float64(np.copysign(np.zeros(np.shape(r)), sign), dtype), r)
+            ok &= ~doubt | zero_known
     return ok, r
 
 
