@@ -436,11 +436,7 @@ def test_a_version_that_repeats_its_predecessors_table_has_no_rank_sweep_of_its_
 def test_case_dtypes_that_give_every_tensor_the_same_dtype_are_one_row():
     """DirectML IF at 2_0 lists uint8 for the condition and float16 alone for the values: a "uint8" row
     would be the float16 row again (uint8 condition, float16 values) under another label."""
-    from specgen.spec.loader import load_spec
-
-    # specs/where.yaml with its DirectML IF block (branch dml; not in specs/ yet: the corpus budget)
-    where = load_spec(Path(__file__).parent / "fixtures" / "directml_if" / "where.yaml")
-    ver = where.standards["directml"].version("2_0")
+    ver = SPECS["where"].standards["directml"].version("2_0")
     assert case_dtypes(ver, ["condition", "x", "y"]) == ["float16"]
-    ver = where.standards["directml"].version("3_0")
+    ver = SPECS["where"].standards["directml"].version("3_0")
     assert "uint8" in case_dtypes(ver, ["condition", "x", "y"]) and "float16" in case_dtypes(ver, ["condition", "x", "y"])
