@@ -117,7 +117,8 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
             continue
         c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
                            "dtype_names", "tensor_type", "attribute_type_names", "layout"),
-               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source", "input_transforms"))
+               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source", "input_transforms",
+                "cumulative_versions", "addressing_per_width"))
         if entry.get("attribute_cast", "float32") not in ("float32", "input"):
             c.err(kp + ("attribute_cast",), "must be float32 (attributes stored as float32) or input "
                                             "(cast to the input tensor's data type)")
@@ -155,7 +156,9 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   unknown_attributes=entry.get("unknown_attributes", "rejected"),
                                   nonfinite_attributes=entry.get("nonfinite_attributes", "allowed"),
                                   rules_source=" ".join(str(entry.get("rules_source", "")).split()),
-                                  input_transforms=transforms)
+                                  input_transforms=transforms,
+                                  cumulative_versions=" ".join(str(entry.get("cumulative_versions", "")).split()),
+                                  addressing_per_width=" ".join(str(entry.get("addressing_per_width", "")).split()))
     if c.problems:
         raise SpecError(c.problems)
     return out

@@ -271,6 +271,12 @@ class StandardInfo:
     nonfinite_attributes: str = "allowed"
     rules_source: str = ""
     input_transforms: dict[str, InputTransform] = field(default_factory=dict)
+    # why each version supports everything its predecessor did (DirectML's feature levels): a dtype's
+    # designed cases are made where its meaning first appears and in the latest version (corpus.designs_row)
+    cumulative_versions: str = ""
+    # why a kernel's addressing depends on element widths, not types: a row's addressing cases are made
+    # for one dtype per combination of tensor widths (corpus.addresses_row)
+    addressing_per_width: str = ""
 
     def cast_attributes(self, values, dtype: str) -> dict[str, float]:
         """Attribute values as the standard computes with them for a tensor of ``dtype``: float32,
