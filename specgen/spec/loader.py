@@ -251,9 +251,11 @@ def _input_transforms(c: _Checker, raw, kp) -> dict[str, m.InputTransform]:
             if set(values) != set(attrs):
                 c.err(tkp + ("test_values", i), f"needs a value for exactly {', '.join(attrs)}")
             tests.append({k: float(np.float32(v)) for k, v in values.items()})
+        rr = t.get("rounded_reading")
         out[key] = m.InputTransform(key, str(t["formula"]), node, attrs, tuple(tests),
                                     " ".join(str(t["source"]).split()),
-                                    " ".join(str(t.get("float_tensors_only", "")).split()))
+                                    " ".join(str(t.get("float_tensors_only", "")).split()),
+                                    (str(rr["name"]), str(rr["url"]), " ".join(str(rr["reason"]).split())) if rr else None)
     return out
 
 
