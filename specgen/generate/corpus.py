@@ -786,6 +786,8 @@ class OpCorpus:
                 compact = sizes if strides is None else [1 if s == 0 else n for n, s in zip(shape, strides)]
                 small = self.fill(pool, int(np.prod(compact, dtype=np.int64)), f"{cid}#{k}").reshape(compact)
                 inputs[k] = small if strides is None else np.ascontiguousarray(np.broadcast_to(small, shape))
+            if strides is not None:
+                inputs[t] = self._zero_stride_safe(inputs, t, small, shape, aset, dtype, std)
             self.positive(std, ver, dtype, r0, f"broadcast-{t}-{form}", aset, inputs,
                           strides={t: strides} if strides else None, tags=("broadcast",))
         for rule in ver.broadcast:  # numpy rules both ways: each input smaller than the output somewhere
@@ -800,6 +802,27 @@ class OpCorpus:
                 s_ = sizes.get(k, shape)
                 inputs[k] = self.fill(pool, int(np.prod(s_, dtype=np.int64)), f"{cid}#{k}").reshape(s_)
             self.positive(std, ver, dtype, r0, "broadcast-two-way", aset, inputs, tags=("broadcast",))
+
+    def _zero_stride_safe(self, inputs, t, small, shape, aset, dtype, std):
+        """Input ``t`` read with zero strides (stored expanded, one value per broadcast row): integer
+        results that overflow or have no value (unspecified; the corpus avoids them) are avoided at the
+        compact tensor, one value per row (0, then 1 where that leaves a result without a value), so
+        the expanded tensor stays constant along its zero-stride dimensions; positive() would change
+        single elements, which a kernel reading with zero strides never sees."""
+        full = np.ascontiguousarray(np.broadcast_to(small, shape))
+        if dt.get(dtype).is_float or self.keeps_overflow(dtype):
+            return full
+        axes = tuple(i for i, (n_, c) in enumerate(zip(shape, small.shape)) if c == 1 and n_ != 1)
+        for _ in range(3):
+            g = self.gold(aset, std, {**inputs, t: full}, dtype)
+            undefined = g.undefined if g.undefined is not None else np.zeros(g.overflow.shape, dtype=bool)
+            if not (g.overflow.any() or undefined.any()):
+                break
+            over = np.any(g.overflow.reshape(shape), axis=axes, keepdims=True)
+            undef = np.any(undefined.reshape(shape), axis=axes, keepdims=True)
+            small = np.where(undef, np.ones_like(small), np.where(over, np.zeros_like(small), small))
+            full = np.ascontiguousarray(np.broadcast_to(small, shape))
+        return full
 
     # -- aliasing (issue 14): every attribute set that can make the output differ from the input
     def in_place_cases(self, std, ver, dtype, r0, sets):
