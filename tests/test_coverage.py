@@ -70,8 +70,12 @@ def test_an_allowed_class_with_no_case_is_a_gap():
         "must-reject": lambda c: c.kind == "negative",
     }
     for name, drop in drops.items():
-        kept = [c for c in cell_cases if not drop(c)]
-        cov = next(v for v in coverage(SPECS, kept, ("shrink",)) if v.cell.ver.version == "5_1" and v.cell.dtype == "float16")
+        # the size cases of a dtype are built at the latest version with its own rank sweep (DirectML's
+        # levels are cumulative: 3_0, where ranks 1 to 8 first appear)
+        version = "3_0" if name == "sizes" else "5_1"
+        cases = [c for c in CASES if c.op == "shrink" and c.standard == "directml" and c.version == version]
+        kept = [c for c in cases if not drop(c)]
+        cov = next(v for v in coverage(SPECS, kept, ("shrink",)) if v.cell.ver.version == version and v.cell.dtype == "float16")
         assert set(cov.missing) - PENDING == {name}, (name, cov.missing)
 
 

@@ -293,22 +293,131 @@ def same_table_as_previous(std, ver, dtype: str, once: bool = False) -> bool:
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
+def sweeps_once(spec, std) -> bool:
+    """Whether a dtype's rank sweep is made only where its own row changes (the spec's
+    rank_sweep_once, or a standard whose versions are cumulative)."""
+    return bool(spec.rank_sweep_once or std.info.cumulative_versions)
+
+
+def same_meaning_as_previous(std, ver, dtype: str) -> bool:
+    """Whether ``ver``'s predecessor lists ``dtype`` with the same meaning: the same tensors take
+    it, with the same extra attributes, version defaults, broadcast rules, attributes taken as
+    inputs and their absent values; ranks and the other dtypes aside (what a cumulative standard's
+    later version adds)."""
+    i = std.versions.index(ver)
+    if i == 0:
+        return False
+    prev = std.versions[i - 1]
+
+    def meaning(v):
+        return ({t: dtype in s.dtypes for t, s in v.tensors.items()}, v.extra_attributes, v.defaults, v.broadcast,
+                v.as_inputs, v.absent_defaults)
+    return dtype in prev.dtypes() and meaning(prev) == meaning(ver)
+
+
 def designs_row(spec, std, ver, dtype: str) -> bool:
     """Whether ``ver`` gets the designed cases of ``dtype`` (breakpoints, regions, thresholds): always,
-    except (spec designed_at_ends) for a version strictly inside a run of versions whose rows for
-    that dtype are the same as their predecessor's, which only the run's first and latest have."""
-    if not spec.designed_at_ends or not same_table_as_previous(std, ver, dtype, True):
+    except for a version strictly inside a run of versions whose rows for that dtype repeat their
+    predecessor's, which only the run's first and latest have. A run: (spec designed_at_ends) rows
+    that are the same (same_table_as_previous); (a standard's cumulative_versions) rows with the same
+    meaning (same_meaning_as_previous: a later level that only adds dtypes or ranks)."""
+    if std.info.cumulative_versions:
+        same = same_meaning_as_previous
+    elif spec.designed_at_ends:
+        def same(std_, v, d):
+            return same_table_as_previous(std_, v, d, True)
+    else:
+        return True
+    if not same(std, ver, dtype):
         return True
     i = std.versions.index(ver)
-    return i == len(std.versions) - 1 or not same_table_as_previous(std, std.versions[i + 1], dtype, True)
+    return i == len(std.versions) - 1 or not same(std, std.versions[i + 1], dtype)
+
+
+def width_key(ver, dtype: str, tensors=None) -> tuple:
+    """The element width (bits) of every tensor in a case of ``dtype`` at ``ver`` (tensor_dtype)."""
+    names = list(tensors) if tensors is not None else list(ver.tensors)
+    return tuple(dt.get(tensor_dtype(ver, t, dtype)).bits for t in names)
+
+
+def addressing_dtype(std, ver, dtype: str, inputs: list[str], prefer: str | None = None) -> bool:
+    """Whether ``dtype`` carries its row's addressing cases: always, except (the standard's
+    addressing_per_width) where another dtype of the row, earlier in its order (``prefer`` first),
+    gives every tensor the same element widths."""
+    if not std.info.addressing_per_width:
+        return True
+    listed = case_dtypes(ver, inputs)
+    order = ([prefer] if prefer in listed else []) + [d for d in listed if d != prefer]
+    key = width_key(ver, dtype)
+    return next(d for d in order if width_key(ver, d) == key) == dtype
+
+
+def sweeps_row(spec, std, ver, dtype: str, inputs: list[str]) -> bool:
+    """Whether ``ver`` gets a rank sweep of ``dtype``: where the dtype's row is not its predecessor's
+    again (same_table_as_previous; sweeps_once), for its width's dtype (addressing_dtype: the shapes
+    of a sweep test a kernel's addressing at every rank, and that dtype's sweep has the same ranks)."""
+    return (not same_table_as_previous(std, ver, dtype, sweeps_once(spec, std))
+            and addressing_dtype(std, ver, dtype, inputs))
+
+
+def addresses_row(spec, std, ver, dtype: str, inputs: list[str]) -> bool:
+    """Whether ``ver`` gets the addressing cases of ``dtype`` (strided, layouts, zero-stride
+    broadcast forms, in-place): where its designed cases are (designs_row; a cumulative standard's
+    later version adds no addressing of its own) and it is its width's dtype (addressing_dtype)."""
+    return designs_row(spec, std, ver, dtype) and addressing_dtype(std, ver, dtype, inputs)
+
+
+def new_max_rank_row(spec, std, ver, dtype: str, inputs: list[str]) -> bool:
+    """A row without addressing cases of its own (addresses_row) whose rank sweep is its own and
+    whose largest tested rank no earlier version of the dtype had: it keeps the largest-rank layout
+    case (layout-max-rank), for its width's dtype."""
+    if addresses_row(spec, std, ver, dtype, inputs) or not sweeps_row(spec, std, ver, dtype, inputs):
+        return False
+    top = max(rules.tested_ranks(ver.ranks(inputs[0])))
+    earlier = [max(rules.tested_ranks(v.ranks(inputs[0]))) for v in std.versions[:std.versions.index(ver)]
+               if dtype in case_dtypes(v, inputs)]
+    return top not in earlier
 
 
 def size_case_version(std, dtype: str, x: str, once: bool = False, inputs=None):
     """The version whose rank sweep the size cases of ``dtype`` gather from: the latest listing
-    the dtype with a rank sweep of its own (not a repeat of its predecessor's table)."""
-    own = [v for v in std.versions if dtype in case_dtypes(v, inputs or [x])
-           and not same_table_as_previous(std, v, dtype, once)]
+    the dtype with a rank sweep of its own (not a repeat of its predecessor's table). None also for
+    a dtype whose size cases another dtype of its element widths makes (the standard's
+    addressing_per_width: size_dtypes)."""
+    inputs = inputs or [x]
+    ver = _own_sweep_version(std, dtype, inputs, once or bool(std.info.cumulative_versions))
+    if ver is None or not std.info.addressing_per_width:
+        return ver
+    return ver if dtype in size_dtypes(std, inputs, once) else None
+
+
+def _own_sweep_version(std, dtype: str, inputs: list[str], once: bool):
+    """The latest version with a rank sweep of ``dtype`` (its row not its predecessor's again, and
+    its width's dtype there: addressing_dtype)."""
+    own = [v for v in std.versions if dtype in case_dtypes(v, inputs)
+           and not same_table_as_previous(std, v, dtype, once) and addressing_dtype(std, v, dtype, inputs)]
     return own[-1] if own else None
+
+
+def size_dtypes(std, inputs: list[str], once: bool = False) -> list[str]:
+    """The dtypes that get size cases: every dtype of the standard's tables, or (addressing_per_width)
+    the first with a rank sweep of its own (_own_sweep_version) of each combination of tensor widths
+    there, float32 (the main dtype) first."""
+    dtypes = list(dict.fromkeys(d for v in std.versions for d in case_dtypes(v, inputs)))
+    if not std.info.addressing_per_width:
+        return dtypes
+    once = once or bool(std.info.cumulative_versions)
+    main = "float32" if "float32" in dtypes else dtypes[0]
+    seen, out = set(), []
+    for d in [main] + [d for d in dtypes if d != main]:
+        ver = _own_sweep_version(std, d, inputs, once)
+        if ver is None:
+            continue
+        key = width_key(ver, d)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return [d for d in dtypes if d in out]
 
 
 def given_attributes(aset: AttrSet, std) -> list[str]:
@@ -562,7 +671,9 @@ class OpCorpus:
         # a version whose table repeats its predecessor's (ONNX Identity 14..25 change only in types
         # specgen cannot describe) keeps its designed cases but not the rank sweep, which would be
         # the predecessor's sweep again under another case id
-        repeats = same_table_as_previous(std, ver, dtype, spec.rank_sweep_once)
+        # a version whose table repeats its predecessor's for this dtype, or another dtype of its
+        # widths (addressing_per_width), has no sweep of its own (sweeps_row)
+        repeats = not sweeps_row(spec, std, ver, dtype, self.inputs)
         for rank in ([] if repeats else rules.tested_ranks(ranks)):
             shape = RANK_SHAPES[rank]
             cid = f"{prefix}/rank{rank}/sweep{attr_suffix(first)}"
@@ -570,18 +681,25 @@ class OpCorpus:
             self.positive(std, ver, dtype, rank, "sweep", first, values, shape=shape, tags=("rank-sweep",))
         shape = _fit_rank([2, 3, 5, 7], r0)
         count = int(np.prod(shape))
-        if std.in_place:
+        # addressing cases: where the row's designed cases are, for one dtype per combination of
+        # element widths (addresses_row); a later cumulative version with a larger rank keeps its
+        # largest-rank layout (new_max_rank_row)
+        addressing = addresses_row(spec, std, ver, dtype, self.inputs)
+        if std.in_place and addressing:
             self.in_place_cases(std, ver, dtype, r0, sets)
-        if rules.layout(std.info)["strides"]:
+        if rules.layout(std.info)["strides"] and addressing:
             cid = f"{prefix}/rank{r0}/strided{attr_suffix(first)}"
             values = self.fill(self.pool(first, dtype, std, cid), count, cid)
             self.positive(std, ver, dtype, r0, "strided", first, values, shape=shape,
                           strides={**{k: padded_strides(shape) for k in self.inputs},
                                    **{k: interleaved_strides(shape) for k in self.outputs}})
-        if rules.layout(std.info)["strides"]:
-            self.layout_cases(std, ver, dtype, r0, first)
+        if rules.layout(std.info)["strides"] and (addressing or new_max_rank_row(spec, std, ver, dtype, self.inputs)):
+            self.layout_cases(std, ver, dtype, r0, first, max_rank_only=not addressing)
         if self.others and not (spec.broadcast_once and same_table_as_previous(std, ver, dtype, True)):
-            self.broadcast_cases(std, ver, dtype, r0, first)
+            # a cumulative standard's broadcast rules are part of a row's meaning: its forms where the
+            # designed cases are; zero-stride forms are addressing (addresses_row)
+            if designs_row(spec, std, ver, dtype):
+                self.broadcast_cases(std, ver, dtype, r0, first, stride_forms=addressing)
 
     def note_unsolved(self, design):
         for u in design.unsolved:
@@ -634,7 +752,7 @@ class OpCorpus:
         self.positive(std, ver, dtype, r0, "regions", aset,
                       {k: self.fill(p, count, f"{rid}#{k}").reshape(shape) for k, p in pools.items()})
 
-    def broadcast_cases(self, std, ver, dtype, r0, aset):
+    def broadcast_cases(self, std, ver, dtype, r0, aset, stride_forms: bool = True):
         """One case per broadcast form the version allows for each input that may broadcast: from
         its broadcast rules (numpy shapes) and, where the standard broadcasts by zero strides
         (DirectML), zero-stride layouts of the full shape."""
@@ -647,7 +765,7 @@ class OpCorpus:
             for t in rule.tensors:
                 for form, sizes in broadcast_forms(rule.kind, shape):
                     forms.append((t, form, sizes, None))
-        if std.info.zero_strides and std.info.strides:
+        if std.info.zero_strides and std.info.strides and stride_forms:
             for t in self.others:
                 if t in {x for r in ver.broadcast for x in r.tensors}:
                     continue
@@ -668,6 +786,8 @@ class OpCorpus:
                 compact = sizes if strides is None else [1 if s == 0 else n for n, s in zip(shape, strides)]
                 small = self.fill(pool, int(np.prod(compact, dtype=np.int64)), f"{cid}#{k}").reshape(compact)
                 inputs[k] = small if strides is None else np.ascontiguousarray(np.broadcast_to(small, shape))
+            if strides is not None:
+                inputs[t] = self._zero_stride_safe(inputs, t, small, shape, aset, dtype, std)
             self.positive(std, ver, dtype, r0, f"broadcast-{t}-{form}", aset, inputs,
                           strides={t: strides} if strides else None, tags=("broadcast",))
         for rule in ver.broadcast:  # numpy rules both ways: each input smaller than the output somewhere
@@ -682,6 +802,27 @@ class OpCorpus:
                 s_ = sizes.get(k, shape)
                 inputs[k] = self.fill(pool, int(np.prod(s_, dtype=np.int64)), f"{cid}#{k}").reshape(s_)
             self.positive(std, ver, dtype, r0, "broadcast-two-way", aset, inputs, tags=("broadcast",))
+
+    def _zero_stride_safe(self, inputs, t, small, shape, aset, dtype, std):
+        """Input ``t`` read with zero strides (stored expanded, one value per broadcast row): integer
+        results that overflow or have no value (unspecified; the corpus avoids them) are avoided at the
+        compact tensor, one value per row (0, then 1 where that leaves a result without a value), so
+        the expanded tensor stays constant along its zero-stride dimensions; positive() would change
+        single elements, which a kernel reading with zero strides never sees."""
+        full = np.ascontiguousarray(np.broadcast_to(small, shape))
+        if dt.get(dtype).is_float or self.keeps_overflow(dtype):
+            return full
+        axes = tuple(i for i, (n_, c) in enumerate(zip(shape, small.shape)) if c == 1 and n_ != 1)
+        for _ in range(3):
+            g = self.gold(aset, std, {**inputs, t: full}, dtype)
+            undefined = g.undefined if g.undefined is not None else np.zeros(g.overflow.shape, dtype=bool)
+            if not (g.overflow.any() or undefined.any()):
+                break
+            over = np.any(g.overflow.reshape(shape), axis=axes, keepdims=True)
+            undef = np.any(undefined.reshape(shape), axis=axes, keepdims=True)
+            small = np.where(undef, np.ones_like(small), np.where(over, np.zeros_like(small), small))
+            full = np.ascontiguousarray(np.broadcast_to(small, shape))
+        return full
 
     # -- aliasing (issue 14): every attribute set that can make the output differ from the input
     def in_place_cases(self, std, ver, dtype, r0, sets):
@@ -736,7 +877,7 @@ class OpCorpus:
         return {k: v[keep] for k, v in inputs.items()}, n
 
     # -- layouts whose memory order differs from the logical order (issue 14)
-    def layout_cases(self, std, ver, dtype, r0, aset):
+    def layout_cases(self, std, ver, dtype, r0, aset, max_rank_only: bool = False):
         """Where the standard has strides: the primary input in column-major order and the output
         in another order (``layout-permuted``), every dimension padded (``layout-padded``), a zero
         stride on the primary input where the standard broadcasts by zero strides
@@ -756,9 +897,11 @@ class OpCorpus:
                  ("layout-max-rank", big, permuted_strides(big, column_major(r_max), 1),
                   permuted_strides(big, rotated(r_max), 2))]
         for label, sh, xs, ys in forms:
+            if max_rank_only and label != "layout-max-rank":
+                continue
             self._layout_case(std, ver, dtype, label, aset, sh, {**{k: xs for k in self.inputs},
                                                                    **{k: ys for k in self.outputs}})
-        if std.info.zero_strides:
+        if std.info.zero_strides and not max_rank_only:
             compact = [1 if i % 2 == 0 else n_ for i, n_ in enumerate(shape)]
             self._layout_case(std, ver, dtype, "layout-broadcast-stride", aset, shape,
                               {self.x: zero_strides(shape, compact)}, compact=compact)
@@ -806,7 +949,7 @@ class OpCorpus:
         main = "float32" if "float32" in dtypes else dtypes[0]
         for dtype in dtypes:
             first = attribute_sets(self.spec, std.key, dtype=dtype)[0]  # the sweep cases' (the sources') attributes
-            ver = size_case_version(std, dtype, self.x, self.spec.rank_sweep_once, self.inputs)
+            ver = size_case_version(std, dtype, self.x, sweeps_once(self.spec, std), self.inputs)
             if ver is None:
                 continue
             prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/"

@@ -117,7 +117,8 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
             continue
         c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
                            "dtype_names", "tensor_type", "attribute_type_names", "layout"),
-               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source", "input_transforms"))
+               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source", "input_transforms",
+                "cumulative_versions", "addressing_per_width"))
         if entry.get("attribute_cast", "float32") not in ("float32", "input"):
             c.err(kp + ("attribute_cast",), "must be float32 (attributes stored as float32) or input "
                                             "(cast to the input tensor's data type)")
@@ -155,7 +156,9 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   unknown_attributes=entry.get("unknown_attributes", "rejected"),
                                   nonfinite_attributes=entry.get("nonfinite_attributes", "allowed"),
                                   rules_source=" ".join(str(entry.get("rules_source", "")).split()),
-                                  input_transforms=transforms)
+                                  input_transforms=transforms,
+                                  cumulative_versions=" ".join(str(entry.get("cumulative_versions", "")).split()),
+                                  addressing_per_width=" ".join(str(entry.get("addressing_per_width", "")).split()))
     if c.problems:
         raise SpecError(c.problems)
     return out
@@ -248,9 +251,11 @@ def _input_transforms(c: _Checker, raw, kp) -> dict[str, m.InputTransform]:
             if set(values) != set(attrs):
                 c.err(tkp + ("test_values", i), f"needs a value for exactly {', '.join(attrs)}")
             tests.append({k: float(np.float32(v)) for k, v in values.items()})
+        rr = t.get("rounded_reading")
         out[key] = m.InputTransform(key, str(t["formula"]), node, attrs, tuple(tests),
                                     " ".join(str(t["source"]).split()),
-                                    " ".join(str(t.get("float_tensors_only", "")).split()))
+                                    " ".join(str(t.get("float_tensors_only", "")).split()),
+                                    (str(rr["name"]), str(rr["url"]), " ".join(str(rr["reason"]).split())) if rr else None)
     return out
 
 

@@ -239,6 +239,9 @@ class InputTransform:
     test_values: tuple[dict[str, float], ...]
     source: str
     float_tensors_only: str = ""  # why integer tensors keep the identity (the standard does not say)
+    # (name, url, reason) of the reading the opting standard gets: the function at the rounded
+    # transformed input (Reading.rounded_input); None: none
+    rounded_reading: tuple[str, str, str] | None = None
 
     PLACEHOLDER = "input"
 
@@ -271,6 +274,12 @@ class StandardInfo:
     nonfinite_attributes: str = "allowed"
     rules_source: str = ""
     input_transforms: dict[str, InputTransform] = field(default_factory=dict)
+    # why each version supports everything its predecessor did (DirectML's feature levels): a dtype's
+    # designed cases are made where its meaning first appears and in the latest version (corpus.designs_row)
+    cumulative_versions: str = ""
+    # why a kernel's addressing depends on element widths, not types: a row's addressing cases are made
+    # for one dtype per combination of tensor widths (corpus.addresses_row)
+    addressing_per_width: str = ""
 
     def cast_attributes(self, values, dtype: str) -> dict[str, float]:
         """Attribute values as the standard computes with them for a tensor of ``dtype``: float32,
@@ -322,6 +331,10 @@ class Reading:
     # accepted unless enabled by name: specgen run --reading NAME)
     literal: bool = False
     versions: tuple[str, ...] = ()  # the standard's versions it applies to (ONNX: the opsets with a body); () = all
+    # (input name, the transform's formula over that input): the reading judges its formula (the
+    # untransformed function) at the transformed input as a kernel rounds it (an input transform's
+    # rounded_reading: specgen.numerics.readings.rounded_inputs); None: the inputs as given
+    rounded_input: tuple[str, Node] | None = None
 
     def applies(self, version: str | None) -> bool:
         return not self.versions or version is None or str(version) in self.versions
