@@ -205,7 +205,8 @@ def validation_tables(spec) -> tuple[dict, dict]:
             "title": s.info.title, "operator": s.operator, "version_kind": s.info.version_kind,
             "version_label": s.info.version_label,
             "tensor_names": {t: b.name for t, b in s.tensors.items()},
-            "attribute_names": {a: b.name for a, b in s.attributes.items() if b.fixed is None},
+            # an attribute that selects the operator (operators) has no name of the standard's: its own
+            "attribute_names": {a: b.name or a for a, b in s.attributes.items() if b.fixed is None},
             # string attributes: operator value -> the standard's spelling, every value it accepts
             **({"attribute_values": {a: dict(b.values) for a, b in s.attributes.items() if b.values}}
                if any(b.values for b in s.attributes.values()) else {}),

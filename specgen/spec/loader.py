@@ -1103,6 +1103,24 @@ class _StandardBuilder:
         """A string attribute the standard has: its name, its spelling of each value it accepts
         (``values``), and a default in that spelling."""
         c = self.c
+        if "operators" in entry:  # one operator of the standard per value (DirectML's MODULUS_FLOOR / _TRUNCATE)
+            c.keys(entry, akp, ("operators",), ("source",))
+            ops = c.mapping(entry["operators"], akp + ("operators",))
+            if ops is None or not attr.values:
+                return None
+            values: dict[str, str] = {}
+            for value, op_name in ops.items():
+                if value not in attr.values:
+                    c.err(akp + ("operators", value), f"unknown value {value!r} of attribute {name!r}; values: {', '.join(attr.values)}")
+                elif not isinstance(op_name, str) or not op_name:
+                    c.err(akp + ("operators", value), f"must be the name of a {self.info.title} operator, got {_kind(op_name)}")
+                elif op_name in values.values():
+                    c.err(akp + ("operators", value), f"{op_name!r} names two values")
+                else:
+                    values[value] = op_name
+            if self.entry.get("operator") not in values.values():
+                c.err(akp + ("operators",), f"the block's operator {self.entry.get('operator')!r} is none of these")
+            return m.AttributeBinding(name, None, None, False, values=values, operators=True)
         c.keys(entry, akp, ("name", "values"), ("default", "required", "kind_values", "positional"))
         std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
         positional = entry.get("positional", False)

@@ -190,6 +190,10 @@ class AttributeBinding:
     # NaN and the infinities as values: "allowed" / "rejected", where the attribute's type differs from
     # the standard's rule (WebNN's MLNumber is bigint or unrestricted double); None: the standard's rule
     nonfinite: str | None = None
+    # a string attribute the standard has no parameter for: it has one operator per value (DirectML's
+    # MODULUS_FLOOR and MODULUS_TRUNCATE for Mod's sign_of), ``values`` spells each value as that
+    # operator's name, and a call of a value names that operator and passes no attribute
+    operators: bool = False
 
     def nonfinite_rejected(self, info) -> bool:
         """Does the standard reject NaN and infinite values of this attribute?"""
@@ -203,7 +207,7 @@ class AttributeBinding:
     def must_be_given(self, attribute_defaults: str) -> bool:
         """Must a call pass this attribute? When the binding says required, or when the standard gives
         no defaults (oneDNN) and there is none; never for a value the standard fixes."""
-        if self.fixed is not None:
+        if self.fixed is not None or self.operators:
             return False
         return self.required or (attribute_defaults == "none" and self.default is None)
 
@@ -392,6 +396,14 @@ class OpStandard:
                 return r
         raise KeyError(f"{self.info.title} {self.operator} has no reading {name!r}; "
                        f"known: {', '.join((TEXT_READING,) + tuple(r.name for r in self.readings))}")
+
+    def operator_for(self, attributes) -> str:
+        """The standard's operator a call with these attribute values names: the block's, or the one a
+        string attribute's value selects (``operators``: DirectML's MODULUS_FLOOR / MODULUS_TRUNCATE)."""
+        for name, b in self.attributes.items():
+            if b.operators and attributes.get(name) is not None:
+                return b.spell(attributes[name])
+        return self.operator
 
     def version(self, version: str) -> Version:
         for v in self.versions:
