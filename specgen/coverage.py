@@ -190,7 +190,8 @@ CLASSES: tuple[CaseClass, ...] = (
               scope="row"),
     CaseClass("nonfinite-attribute-rejects", "NaN and infinite attribute values, where the standard rejects them "
               "(nonfinite_attributes: rejected; per table row)",
-              lambda c: c.std.info.nonfinite_attributes == "rejected" and _settable_attributes(c),
+              lambda c: any(a not in c.std.fixed() and c.std.attributes[a].nonfinite_rejected(c.std.info)
+                            for a in c.spec.numeric_attribute_names),
               tags=("attribute-nonfinite",), scope="row"),
 )
 CLASS_NAMES = tuple(k.name for k in CLASSES)

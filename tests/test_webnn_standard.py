@@ -37,11 +37,10 @@ WEBNN_NAME = {"hard_sigmoid": "hardSigmoid", "softsign": "softsign", "shrink": N
               "logical_or": "logicalOr", "logical_xor": "logicalXor", "logical_not": "logicalNot", "is_nan": "isNaN",
               "is_inf": "isInfinite", "where": "where", "cast": "cast",
 
-              # issue 23's Clip: WebNN's clamp (minValue > maxValue throws: no way yet to make that set
-              # must-reject in WebNN alone, see specs/clip.yaml)
+              # issue 23's Clip: WebNN's clamp (minValue > maxValue throws: the block's attribute_order)
               "clip": "clamp"}
 # Specs WebNN defines whose webnn row is still to be written (docs/webnn.md has their options).
-PENDING: set[str] = {"clip"}
+PENDING: set[str] = set()
 
 # The WebNN rows the activation-family specs will need (docs/webnn.md has their options).
 ACTIVATION_FAMILY = ["elu", "gelu", "hardSwish", "leakyRelu", "linear", "prelu", "relu", "sigmoid", "softplus",
@@ -73,9 +72,9 @@ def test_which_webnn_operators_the_specs_name_and_which_not():
                             "floor", "log", "neg", "reciprocal", "roundEven", "sign", "sin", "sqrt", "tan",
                             "add", "sub", "mul", "div", "max", "min", "pow",
                             "equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual", "logicalAnd",
-                            "logicalOr", "logicalXor", "logicalNot", "isNaN", "isInfinite", "where", "cast"])
+                            "logicalOr", "logicalXor", "logicalNot", "isNaN", "isInfinite", "where", "cast", "clamp"])
     missing = [o for o in OPERATORS if o not in named]
-    assert len(missing) == 47
+    assert len(missing) == 46
     assert [o for o in ACTIVATION_FAMILY if o in missing] == [o for o in ACTIVATION_FAMILY if o not in named]
 
 

@@ -146,6 +146,10 @@ def attribute_sets(spec, standard: str, version: str | None = None, dtype: str |
                     seen.add(key)
                     cast.append(AttrSet(s_.name, values, s_.default))
             sets = cast
+    if std_.crossed_rejected:
+        # the standard rejects a crossed pair (compared as it computes with the values): such a set is
+        # a must-reject case of its own (negative_probes), not a positive one
+        sets = [s_ for s_ in sets if not crossed(spec, std_.info.cast_attributes(s_.values, dtype) if dtype else s_.values)]
     if spec.choice is None:
         return sets
     name = spec.choice.attribute
@@ -180,7 +184,12 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
         return [AttrSet("default", {}, True)]
     sets: list[AttrSet] = []
     # a version's own defaults where it has some (ONNX Selu-1)
-    own = {k: v for k, v in spec.standards[standard].defaults(version).items() if k in names}
+    std = spec.standards[standard]
+    own = {k: v for k, v in std.defaults(version).items() if k in names}
+    # an optional attribute without a default (binding absent): the default set leaves it out, and it
+    # stands for its absent value (attribute_sets puts the dtype's value in: ±inf, or an integer type's limits)
+    own.update({k: ABSENT_PLACEHOLDER[b.absent] for k, b in std.attributes.items()
+                if k in own and own[k] is None and b.absent is not None})
     if all(v is not None for v in own.values()):
         sets.append(AttrSet("default", dict(own), True))
     for key, s in spec.standards.items():
@@ -191,6 +200,9 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
         sets.append(AttrSet(f"example-{i + 1}", {k: f32(ex.attributes[k]) for k in names}))
     fixed = {k: v for k, v in spec.standards[standard].fixed().items() if k in names}
     for t in spec.test_attributes:
+        if any(not np.isfinite(t.values[k]) and k in std.attributes and std.attributes[k].nonfinite_rejected(std.info)
+               for k in names):
+            continue  # an infinity this standard rejects (its must-reject probes have it)
         sets.append(AttrSet(t.name.replace("_", "-"), {k: f32(t.values[k]) for k in names}))
     declared = {a.name: a for a in spec.attributes}
     closed = [k for k in names if declared[k].int_values]
@@ -206,7 +218,13 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
     base = [GENERIC_VALUES[i % len(GENERIC_VALUES)] for i in range(len(names))]
     sets.append(AttrSet("distinct", {k: f32(v) for k, v in zip(names, base)}))
     sets.append(AttrSet("reversed", {k: f32(v) for k, v in zip(names, reversed(base))}))
-    sets.append(AttrSet("negative", {k: f32(-v) for k, v in zip(names, base)}))
+    negative = {k: f32(-v) for k, v in zip(names, base)}
+    if spec.attribute_order is not None and crossed(spec, negative):
+        # an ordered pair (Clip's min, max) negated in order, so that a standard rejecting a crossed pair
+        # (WebNN clamp) has negative values of both too
+        lower, upper = spec.attribute_order
+        negative = {**negative, lower: negative[upper], upper: negative[lower]}
+    sets.append(AttrSet("negative", negative))
     sets.append(AttrSet("mixed-signs", {k: f32(v if i % 2 == 0 else -v) for i, (k, v) in enumerate(zip(names, base))}))
     for k in names:
         sets.append(AttrSet(f"zero-{k}", {n_: (0.0 if n_ == k else f32(v)) for n_, v in zip(names, base)}))
@@ -214,6 +232,11 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
     if fixed:  # the standard has no such attribute: every set uses its fixed value
         sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
     return _dedupe_sets(spec, sets, names, declared)
+
+
+# the value an absent optional attribute stands for before the dtype is known (attribute_sets replaces it)
+ABSENT_PLACEHOLDER = {"neg_inf": float("-inf"), "pos_inf": float("inf"),
+                      "lowest": -float(np.finfo(np.float32).max), "highest": float(np.finfo(np.float32).max)}
 
 
 def _dedupe_sets(spec, sets, names, declared) -> list[AttrSet]:
@@ -984,8 +1007,8 @@ class OpCorpus:
     def attribute_boundaries(self, std, ver, dtype):
         """One case per attribute boundary set (attribute_boundary_sets): that set's breakpoints with
         their neighbours, the specials and a few samples of every region, at the content rank. Left
-        out where the value the standard computes with is not finite (WebNN casts options to a
-        float16 tensor's type: 3.4e38 becomes inf) or where every designed integer result
+        out where the cast makes a finite value infinite (WebNN casts options to a float16 tensor's
+        type: 3.4e38 becomes inf; an absent bound's infinity stays) or where every designed integer result
         overflows (integer_overflow is the spec's question, not a boundary of the attribute). A
         set whose golden values cannot be decided (an enclosure beyond float64's exponent range) is
         left out and listed in ``Stats.left_out``, which ``specgen generate`` prints. Only
@@ -1005,8 +1028,9 @@ class OpCorpus:
                 if key in seen or crossed(self.spec, aset.values):
                     continue
                 seen.add(key)
-            if not all(np.isfinite(v) for v in std.info.cast_attributes(aset.values, dtype).values()):
-                continue
+            cast = std.info.cast_attributes(aset.values, dtype)
+            if any(not np.isfinite(v) and np.isfinite(aset.values[k]) for k, v in cast.items() if not isinstance(v, str)):
+                continue  # the cast made a finite value infinite (an infinity given as such stays)
             cid = f"{prefix}/rank{r0}/attribute-boundary{attr_suffix(aset)}"
             design = self.design(aset, dtype, std=std)
             self.note_unsolved(design)
@@ -1243,7 +1267,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         if b.must_be_given(std.attribute_defaults):
             out.append(Probe(f"missing-{a}", "required-attribute", call(), {k: v for k, v in attrs.items() if k != a}))
     for a, b in std.attributes.items():
-        if b.values:  # a string attribute: a value outside the standard's list is illegal
+        if b.values and not b.operators:  # a string attribute: a value outside the standard's list is illegal
             out.append(Probe(f"{a}-value", "attribute-value", call(), {**attrs, a: probe_value(b)}))
     for a, b in std.attributes.items():
         for is_float in (True, False):  # a value one kind of tensor type does not accept (ONNX Mod: fmod = 0 with floats)
@@ -1263,6 +1287,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         unknown = probe_attribute_name(spec)
         out.append(Probe(f"attribute-{unknown}", "unknown-attribute", call(), {**attrs, unknown: 1.0}))
     out.extend(nonfinite_attribute_probes(spec, std, call, attrs))
+    out.extend(crossed_probes(spec, std, call, attrs, dtype))
     layout = rules.layout(std.info)
     if base and not layout["zero_sizes"]:
         z = base[:-1] + [0]
@@ -1289,11 +1314,26 @@ def nonfinite_attribute_probes(spec, std, call, attrs: dict) -> list[Probe]:
     """Where the standard rejects NaN and infinite attribute values (``nonfinite_attributes:
     rejected``; WebNN's options are WebIDL ``double``): each attribute a call can set at NaN, +inf and
     -inf, the others as in the row's other probes."""
-    if std.info.nonfinite_attributes != "rejected":
-        return []
     fixed = std.fixed()
     return [Probe(f"attribute-{k}-{label}", "attribute-nonfinite", call(), {**attrs, k: value})
-            for k in spec.numeric_attribute_names if k not in fixed for label, value in NONFINITE_ATTRIBUTE_VALUES]
+            for k in spec.numeric_attribute_names if k not in fixed and std.attributes[k].nonfinite_rejected(std.info)
+            for label, value in NONFINITE_ATTRIBUTE_VALUES]
+
+
+def crossed_probes(spec, std, call, attrs: dict, dtype: str) -> list[Probe]:
+    """Where the standard rejects a crossed ordered pair (its block's attribute_order: crossed:
+    rejected; WebNN clamp's minValue > maxValue): one call with the pair crossed as the standard
+    compares it, the spec's first crossed test_attributes set (else lower 1, upper -1)."""
+    if not std.crossed_rejected or spec.attribute_order is None:
+        return []
+    lower, upper = spec.attribute_order
+    pairs = [(f32(t.values[lower]), f32(t.values[upper])) for t in spec.test_attributes
+             if crossed(spec, t.values)] + [(1.0, -1.0)]
+    for lo, hi in pairs:
+        values = {**attrs, lower: lo, upper: hi}
+        if crossed(spec, std.info.cast_attributes(values, dtype)):
+            return [Probe("attribute-order", "attribute-order", call(), values)]
+    return []
 
 
 def _with(call, t: str, y: str, yd=None, ys=None):

@@ -609,13 +609,26 @@ def _exact_integers(node, inputs: Mapping[str, np.ndarray], attrs: Mapping[str, 
         env[k] = arr
     for k, v in attrs.items():
         arr = np.empty(m, dtype=object)
-        arr[:] = [Fraction(float(v))] * m
+        arr[:] = [_exact_attribute(v)] * m
         env[k] = arr
     try:
         out = np.broadcast_to(ev(node), (m,))
     except NotRational:
         return None
     return [math.nan if v is None else v for v in out.tolist()]
+
+
+BEYOND = Fraction(2) ** 1100  # an infinite value in exact arithmetic: past every float64, rounding to the infinity
+
+
+def _exact_attribute(v) -> Fraction:
+    """A value as an exact rational; an infinity (Clip's unbounded side, given explicitly) as a rational
+    beyond every float64, which orders like it and rounds to it (a result that cancels two infinities
+    would be wrong: no spec's formula does)."""
+    v = float(v)
+    if math.isinf(v):
+        return BEYOND if v > 0 else -BEYOND
+    return Fraction(v)
 
 
 def _lifted_call(fn, args):
@@ -630,7 +643,7 @@ def _lifted_call(fn, args):
 
 def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
     """The exact (rational) or 256-bit (transcendental) value at one point; float nan/inf if not finite."""
-    env = {k: Fraction(int(v)) if isinstance(v, (int, np.integer)) else Fraction(float(v)) for k, v in values.items()}
+    env = {k: Fraction(int(v)) if isinstance(v, (int, np.integer)) else _exact_attribute(v) for k, v in values.items()}
     try:
         return evaluate_exact(node, env)
     except NotRational:
