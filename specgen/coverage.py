@@ -75,16 +75,34 @@ def _size_case_version(cell: Cell) -> bool:
     """The version the size cases of the cell's dtype are built at (corpus.size_case_version)."""
     from specgen.generate.corpus import size_case_version
 
-    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name, cell.spec.rank_sweep_once,
+    from specgen.generate.corpus import sweeps_once
+
+    return cell.ver is size_case_version(cell.std, cell.dtype, cell.spec.inputs[0].name, sweeps_once(cell.spec, cell.std),
                                          [t.name for t in cell.spec.inputs])
 
 
 def _own_rank_sweep(cell: Cell) -> bool:
     """A version whose table repeats its predecessor's has no rank sweep of its own (the
     corpus's rule: corpus.same_table_as_previous)."""
-    from specgen.generate.corpus import same_table_as_previous
+    from specgen.generate.corpus import sweeps_row
 
-    return not same_table_as_previous(cell.std, cell.ver, cell.dtype, cell.spec.rank_sweep_once)
+    return sweeps_row(cell.spec, cell.std, cell.ver, cell.dtype, [t.name for t in cell.spec.inputs])
+
+
+def _addressed(cell: Cell) -> bool:
+    """The version gets the dtype's addressing cases (corpus.addresses_row: where its designed cases
+    are, for one dtype per combination of element widths where the standard says addressing_per_width)."""
+    from specgen.generate.corpus import addresses_row
+
+    return addresses_row(cell.spec, cell.std, cell.ver, cell.dtype, [t.name for t in cell.spec.inputs])
+
+
+def _layouts(cell: Cell) -> bool:
+    """Strided layouts: where the row has addressing cases, or a larger rank than before (corpus.new_max_rank_row)."""
+    from specgen.generate.corpus import new_max_rank_row
+
+    inputs = [t.name for t in cell.spec.inputs]
+    return bool(cell.std.info.strides) and (_addressed(cell) or new_max_rank_row(cell.spec, cell.std, cell.ver, cell.dtype, inputs))
 
 
 def _designed_sets(cell: Cell) -> list[str]:
@@ -151,24 +169,29 @@ CLASSES: tuple[CaseClass, ...] = (
     CaseClass("subnormals", "subnormal inputs (from the stored data)", lambda c: _float(c) and _designed(c),
               data=_has_subnormal),
     CaseClass("ranks", "the rank sweep: every rank the row allows (capped where unbounded; none where a "
-              "version repeats its predecessor's table)", _own_rank_sweep,
+              "version repeats its predecessor's table; addressing_per_width: one dtype per element widths)", _own_rank_sweep,
               tags=("rank-sweep",)),
     CaseClass("attribute-sets", "every designed attribute set (defaults, examples, test_attributes, generic sets)",
               lambda c: _settable_attributes(c) and _designed(c), needs_all=_designed_sets),
     CaseClass("attribute-boundaries", "each attribute at its subnormal and huge boundary values "
-              "(the standard's latest version; not the integer attributes with a closed set of values)",
-              lambda c: _open_attributes(c) and _latest(c),
+              "(the standard's latest version; not the integer attributes with a closed set of values; "
+              "one-input operators: corpus.OpCorpus.attribute_boundaries makes none for several inputs)",
+              lambda c: _open_attributes(c) and _latest(c) and len(c.spec.inputs) == 1,
               tags=("attribute-boundary",)),
-    CaseClass("layouts", "strided layouts whose memory order differs from the logical order",
-              lambda c: bool(c.std.info.strides), tags=("layout",)),
-    CaseClass("in-place", "the output aliasing the input", lambda c: c.std.in_place is True, tags=("in-place",)),
+    CaseClass("layouts", "strided layouts whose memory order differs from the logical order (where the row's "
+              "designed cases are, or its largest rank is new; addressing_per_width: one dtype per element widths)",
+              _layouts, tags=("layout",)),
+    CaseClass("in-place", "the output aliasing the input (where the row's designed cases are; addressing_per_width: "
+              "one dtype per element widths)", lambda c: c.std.in_place is True and _addressed(c), tags=("in-place",)),
     CaseClass("sizes", "tensor sizes at the boundaries kernels get wrong (vector tails, 2^16; the "
-              "standard's latest version listing the dtype with its own rank sweep)", _size_case_version, tags=("size-boundary",)),
+              "standard's latest version listing the dtype with its own rank sweep; addressing_per_width: "
+              "one dtype per element widths)", _size_case_version, tags=("size-boundary",)),
     CaseClass("must-reject", "illegal calls the rules reject (per table row)", lambda c: True, kind="negative",
               scope="row"),
     CaseClass("nonfinite-attribute-rejects", "NaN and infinite attribute values, where the standard rejects them "
               "(nonfinite_attributes: rejected; per table row)",
-              lambda c: c.std.info.nonfinite_attributes == "rejected" and _settable_attributes(c),
+              lambda c: any(a not in c.std.fixed() and c.std.attributes[a].nonfinite_rejected(c.std.info)
+                            for a in c.spec.numeric_attribute_names),
               tags=("attribute-nonfinite",), scope="row"),
 )
 CLASS_NAMES = tuple(k.name for k in CLASSES)

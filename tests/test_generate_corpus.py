@@ -12,7 +12,7 @@ import numpy as np
 
 from specgen import dtypes as dt
 from specgen.generate import rules
-from specgen.generate.corpus import LATE_DTYPES, attribute_sets, case_dtypes, held_values
+from specgen.generate.corpus import LATE_DTYPES, attribute_sets, case_dtypes, crossed, held_values
 from specgen.generate.design import analyse_formula, region_index, regions
 from specgen.numerics.ulp import round_fraction, step
 from specgen.generate.tree import import_generated
@@ -29,8 +29,9 @@ CASES = [c for c in CORPUS.cases if c.op in SPECS]
 POSITIVE = [c for c in CASES if c.kind == "positive"]
 NEGATIVE = [c for c in CASES if c.kind == "negative"]
 VALIDATE = {op: import_generated(ROOT / "generated", "validate", op).validate for op in SPECS}
-# attribute values: numbers, or a string attribute's value (lower_snake_case: approximate=tanh)
-_VALUE = r"[a-z_]+=(?:[-+0-9.e]+|[a-z][a-z0-9_]*)"
+# attribute values: numbers (an infinity: Clip's unbounded side, min_value=-inf), or a string attribute's value
+# (lower_snake_case: approximate=tanh)
+_VALUE = r"[a-z_]+=(?:[-+0-9.e]+|-?inf|[a-z][a-z0-9_]*)"
 ID = re.compile(r"^[a-z_]+/[a-z]+-[a-z0-9_.-]+/[a-z0-9]+/rank\d+/[a-z0-9_-]+(\[" + _VALUE + "(," + _VALUE + r")*\])?$")
 
 
@@ -57,15 +58,21 @@ def test_every_standard_version_dtype_and_rank_has_cases():
     have = collections.defaultdict(set)
     for c in POSITIVE:
         have[(c.op, c.standard, c.version, c.dtype)].add(len(c.shapes[X[c.op]]))
-    from specgen.generate.corpus import same_table_as_previous
+    from specgen.generate.corpus import addressing_dtype, case_dtypes, sweeps_row, width_key
 
     for op, spec, key, std, ver in _rows():
+        inputs = [t.name for t in spec.inputs]
         for dtype in _dtypes(op, ver):
             ranks = set(rules.tested_ranks(ver.ranks(X[op])))
-            owner = ver  # a version repeating its predecessor's table has its rank sweep there
-            while same_table_as_previous(std, owner, dtype, spec.rank_sweep_once):
-                owner = std.versions[std.versions.index(owner) - 1]
-            assert ranks <= have[(op, key, owner.version, dtype)], (op, key, ver.version, dtype)
+            # a version repeating its predecessor's table has its rank sweep there; a dtype whose
+            # widths an earlier dtype of the row has (addressing_per_width) has that dtype's sweep
+            owner, od = ver, dtype
+            while not sweeps_row(spec, std, owner, od, inputs):
+                if not addressing_dtype(std, owner, od, inputs):
+                    od = next(d for d in case_dtypes(owner, inputs) if width_key(owner, d) == width_key(owner, od))
+                else:
+                    owner = std.versions[std.versions.index(owner) - 1]
+            assert ranks <= have[(op, key, owner.version, od)], (op, key, ver.version, dtype)
     # and nothing outside the tables
     for c in POSITIVE:
         ver = SPECS[c.op].standards[c.standard].version(c.version)
@@ -80,7 +87,7 @@ def test_every_attribute_set_per_row_and_dtype():
 
     for op, spec, key, std, ver in _rows():
         for dtype in _dtypes(op, ver):
-            if not designs_row(spec, std, ver, dtype):  # designed_at_ends: inside a run of equal rows
+            if not designs_row(spec, std, ver, dtype):  # inside a run of equal rows (designed_at_ends, cumulative_versions)
                 continue
             want = {a.name for a in attribute_sets(spec, key, ver.version, dtype)}
             assert want <= names[(op, key, ver.version, dtype)], (op, key, ver.version, dtype)
@@ -285,10 +292,16 @@ def test_negative_cases_cover_every_rule_of_every_table_row():
 
 
 def test_in_place_strided_large_and_awkward_sizes():
+    from specgen.generate.corpus import addresses_row
+
     in_place = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if c.in_place}
+    strided_rows = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if "strided" in c.tags}
     for op, spec, key, std, ver in _rows():
         for dtype in _dtypes(op, ver):
-            assert ((op, key, ver.version, dtype) in in_place) == bool(std.in_place), (op, key, ver.version, dtype)
+            row = (op, key, ver.version, dtype)
+            here = addresses_row(spec, std, ver, dtype, [t.name for t in spec.inputs])
+            assert (row in in_place) == (bool(std.in_place) and here), row
+            assert (row in strided_rows) == (rules.layout(std.info)["strides"] and here), row
     strided = [c for c in POSITIVE if c.strides[X[c.op]] is not None]
     assert strided and all(rules.layout(SPECS[c.op].standards[c.standard].info)["strides"] for c in strided)
     for op in SPECS:
@@ -329,6 +342,11 @@ def test_every_test_attribute_set_of_a_spec_has_cases_in_every_standard():
                 fixed = spec.standards[key].fixed()
                 if any(fixed[k] != want[k] for k in fixed):
                     continue  # a standard that fixes an attribute to another value cannot take the set
+                std = spec.standards[key]
+                if std.crossed_rejected and crossed(spec, want):
+                    continue  # a crossed pair the standard rejects (WebNN clamp): a must-reject case instead
+                if any(np.isinf(want[k]) and std.attributes[k].nonfinite_rejected(std.info) for k in want if k in std.attributes):
+                    continue  # an infinity the standard rejects
                 hits = [c for c in POSITIVE if c.op == op and c.standard == key and c.attributes == want]
                 assert hits, (op, t.name, key)
 
@@ -421,7 +439,7 @@ def test_a_version_with_its_own_defaults_gets_them_in_its_default_cases():
 def test_a_version_that_repeats_its_predecessors_table_has_no_rank_sweep_of_its_own():
     """ONNX Identity 14..25 list the numeric types of 13 (they differ only in types specgen cannot
     describe): their designed cases stay, the rank sweep is 13's; every other row keeps its sweep."""
-    from specgen.generate.corpus import designs_row, same_table_as_previous
+    from specgen.generate.corpus import designs_row, sweeps_row
 
     sweeps = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if "rank-sweep" in c.tags}
     designed = {(c.op, c.standard, c.version, c.dtype) for c in POSITIVE if "breakpoints" in c.tags}
@@ -429,19 +447,42 @@ def test_a_version_that_repeats_its_predecessors_table_has_no_rank_sweep_of_its_
         for dtype in _dtypes(op, ver):
             row = (op, key, ver.version, dtype)
             assert (row in designed) == designs_row(spec, std, ver, dtype), row
-            assert (row in sweeps) != same_table_as_previous(std, ver, dtype, spec.rank_sweep_once), row
+            assert (row in sweeps) == sweeps_row(spec, std, ver, dtype, [t.name for t in spec.inputs]), row
     assert ("identity", "onnx", "13", "float32") in sweeps and ("identity", "onnx", "14", "float32") not in sweeps
     assert ("identity", "onnx", "13", "bfloat16") in sweeps  # new at 13: its own sweep
+
+
+def test_a_cumulative_standard_designs_a_dtype_where_it_appears_and_addresses_once_per_width():
+    """DirectML's feature levels are cumulative and its addressing depends on element widths
+    (specs/_standards.yaml cumulative_versions, addressing_per_width). ADD: 1_0 FLOAT32/FLOAT16 (4-5
+    dims), 2_1 adds INT32/UINT32, 3_0 1-8 dims, 4_1 the 64-bit integers, 5_1 the 8- and 16-bit ones."""
+    add = [c for c in POSITIVE if c.op == "add" and c.standard == "directml"]
+
+    def rows(pred):
+        return {(c.version, c.dtype) for c in add if pred(c)}
+
+    latest = {("5_1", d) for d in SPECS["add"].standards["directml"].version("5_1").dtypes("a")}
+    # designed where a dtype first appears and at the latest level, not at 3_0 (ranks only) nor 2_1 for float32
+    assert rows(lambda c: "breakpoints" in c.tags) == {("1_0", "float32"), ("1_0", "float16"), ("2_1", "int32"),
+                                                       ("2_1", "uint32"), ("4_1", "int64"), ("4_1", "uint64")} | latest
+    # one dtype per element width sweeps the ranks, where they change or the width is new
+    assert rows(lambda c: "rank-sweep" in c.tags) == {("1_0", "float32"), ("1_0", "float16"), ("3_0", "float32"),
+                                                      ("3_0", "float16"), ("4_1", "int64"), ("5_1", "int8")}
+    # addressing (in-place, strided, layouts) where the designed cases are, one dtype per width
+    addressed = {("1_0", "float32"), ("1_0", "float16"), ("4_1", "int64"), ("5_1", "float32"), ("5_1", "float16"),
+                 ("5_1", "int64"), ("5_1", "int8")}
+    assert rows(lambda c: c.in_place) == rows(lambda c: "strided" in c.tags) == addressed
+    # 3_0's largest rank (8) is new: its own layout-max-rank case
+    assert rows(lambda c: "/layout-max-rank" in c.id) == addressed | {("3_0", "float32"), ("3_0", "float16")}
+    # must-reject cases at every level
+    levels = {c.version for c in CASES if c.op == "add" and c.standard == "directml" and c.kind == "negative"}
+    assert levels == {v.version for v in SPECS["add"].standards["directml"].versions}
 
 
 def test_case_dtypes_that_give_every_tensor_the_same_dtype_are_one_row():
     """DirectML IF at 2_0 lists uint8 for the condition and float16 alone for the values: a "uint8" row
     would be the float16 row again (uint8 condition, float16 values) under another label."""
-    from specgen.spec.loader import load_spec
-
-    # specs/where.yaml with its DirectML IF block (branch dml; not in specs/ yet: the corpus budget)
-    where = load_spec(Path(__file__).parent / "fixtures" / "directml_if" / "where.yaml")
-    ver = where.standards["directml"].version("2_0")
+    ver = SPECS["where"].standards["directml"].version("2_0")
     assert case_dtypes(ver, ["condition", "x", "y"]) == ["float16"]
-    ver = where.standards["directml"].version("3_0")
+    ver = SPECS["where"].standards["directml"].version("3_0")
     assert "uint8" in case_dtypes(ver, ["condition", "x", "y"]) and "float16" in case_dtypes(ver, ["condition", "x", "y"])

@@ -98,11 +98,16 @@ def test_is_inf_ignoring_detect_negative_fails_where_the_call_sets_it_to_zero():
 
 
 def test_truth_values_have_their_own_type_and_the_condition_its_own():
+    # DirectML: UINT32 truth values for comparisons and IS_NAN (the type every feature level lists); its
+    # LOGICAL_NOT keeps the input's UINT32 / UINT8; IF's condition is UINT8
     for case in select(ALL, Filters(ops=("equal", "is_nan", "logical_not"), kinds=("positive",))):
         out = case.dtypes[[t for t in case.dtypes][-1]]
-        assert out == ("uint8" if case.standard == "webnn" else "bool"), case.id
+        if case.standard == "directml":
+            assert out == (case.dtypes["a"] if case.op == "logical_not" else "uint32"), case.id
+        else:
+            assert out == ("uint8" if case.standard == "webnn" else "bool"), case.id
     for case in select(ALL, Filters(ops=("where",), kinds=("positive",))):
-        assert case.dtypes["condition"] == ("uint8" if case.standard == "webnn" else "bool"), case.id
+        assert case.dtypes["condition"] == ("uint8" if case.standard in ("webnn", "directml") else "bool"), case.id
         assert case.dtypes["z"] == case.dtypes["x"] == case.dtypes["y"], case.id
 
 

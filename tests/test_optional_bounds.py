@@ -1,6 +1,6 @@
-"""Issue 23: attributes that become optional input tensors (ONNX Clip-11 on). A kernel that reads an
-absent max input as 0 fails on the cases that leave the bounds out, and the correct kernel passes the
-same cases. Designed cases of Clip-11/12/13 only (breakpoints, regions)."""
+"""Issue 23: attributes that become optional input tensors (ONNX Clip-11 on) or optional options (WebNN
+clamp, absent: no bound). A kernel that reads an absent max as 0 fails on the cases that leave the
+bounds out, and the correct kernel passes the same cases. Designed cases of Clip-11/12/13 and WebNN float32 only (breakpoints, regions)."""
 from __future__ import annotations
 
 import pytest
@@ -14,7 +14,7 @@ from specgen.spec.loader import load_all
 SPECS = load_all()
 ALL = load_cases()
 CASES = [c for c in select(ALL, Filters(ops=("clip",), kinds=("positive",), dtypes=("float32", "int32")))
-         if c.standard == "onnx" and c.version in ("11", "12", "13")
+         if ((c.standard == "onnx" and c.version in ("11", "12", "13")) or (c.standard == "webnn" and c.dtype == "float32"))
          and any(k in c.id for k in ("/breakpoints", "/regions"))]
 
 pytestmark = pytest.mark.skipif(not CASES, reason="the corpus has no Clip cases yet (run specgen generate)")
@@ -36,3 +36,4 @@ def test_an_absent_max_read_as_zero_fails_exactly_where_max_is_absent():
     assert failed and failed <= absent
     # every float32 case without bounds holds positive inputs, which a max of 0 changes
     assert {i for i in absent if "/float32/" in i} <= failed
+    assert any(i.startswith("clip/webnn-") for i in failed)  # WebNN clamp: maxValue left out of the options

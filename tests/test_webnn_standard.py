@@ -37,11 +37,10 @@ WEBNN_NAME = {"hard_sigmoid": "hardSigmoid", "softsign": "softsign", "shrink": N
               "logical_or": "logicalOr", "logical_xor": "logicalXor", "logical_not": "logicalNot", "is_nan": "isNaN",
               "is_inf": "isInfinite", "where": "where", "cast": "cast",
 
-              # issue 23's Clip: WebNN's clamp (minValue > maxValue throws: no way yet to make that set
-              # must-reject in WebNN alone, see specs/clip.yaml)
+              # issue 23's Clip: WebNN's clamp (minValue > maxValue throws: the block's attribute_order)
               "clip": "clamp"}
 # Specs WebNN defines whose webnn row is still to be written (docs/webnn.md has their options).
-PENDING: set[str] = {"clip"}
+PENDING: set[str] = set()
 
 # The WebNN rows the activation-family specs will need (docs/webnn.md has their options).
 ACTIVATION_FAMILY = ["elu", "gelu", "hardSwish", "leakyRelu", "linear", "prelu", "relu", "sigmoid", "softplus",
@@ -73,9 +72,9 @@ def test_which_webnn_operators_the_specs_name_and_which_not():
                             "floor", "log", "neg", "reciprocal", "roundEven", "sign", "sin", "sqrt", "tan",
                             "add", "sub", "mul", "div", "max", "min", "pow",
                             "equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual", "logicalAnd",
-                            "logicalOr", "logicalXor", "logicalNot", "isNaN", "isInfinite", "where", "cast"])
+                            "logicalOr", "logicalXor", "logicalNot", "isNaN", "isInfinite", "where", "cast", "clamp"])
     missing = [o for o in OPERATORS if o not in named]
-    assert len(missing) == 47
+    assert len(missing) == 46
     assert [o for o in ACTIVATION_FAMILY if o in missing] == [o for o in ACTIVATION_FAMILY if o not in named]
 
 
@@ -146,8 +145,8 @@ def test_standard_rules_are_validated(tmp_path):
         load_standards(bad)
     message = str(exc.value)
     # the schema (specgen/schemas/standards.schema.json) says what is allowed, with file:line:column
-    lines = text.splitlines()  # the lines by their text (other standards' keys and dtype names move them)
-    cast_line = 1 + next(i for i, t in enumerate(lines) if t.strip().startswith("attribute_cast: input"))
-    unknown_line = 1 + next(i for i, t in enumerate(lines) if t.strip().startswith("unknown_attributes: ignored"))
-    assert f"_standards.yaml:{cast_line}:5: standards.webnn.attribute_cast:" in message and "float32, input" in message
-    assert f"_standards.yaml:{unknown_line}:5: standards.webnn.unknown_attributes:" in message and "rejected, ignored" in message
+    lines = text.splitlines()
+    cast = lines.index("    attribute_cast: input") + 1
+    unknown = lines.index("    unknown_attributes: ignored") + 1
+    assert f"_standards.yaml:{cast}:5: standards.webnn.attribute_cast:" in message and "float32, input" in message
+    assert f"_standards.yaml:{unknown}:5: standards.webnn.unknown_attributes:" in message and "rejected, ignored" in message

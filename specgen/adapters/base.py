@@ -399,8 +399,9 @@ class Call:
         for name in names:
             if name not in self.attributes:
                 continue
-            if std is not None and name in std.attributes and std.attributes[name].fixed is not None:
-                continue
+            if std is not None and name in std.attributes and (std.attributes[name].fixed is not None
+                                                                 or std.attributes[name].operators):
+                continue  # no such attribute: a fixed value, or the operator itself (std_operator)
             binding = std.attributes.get(name) if std is not None else None
             std_name = binding.name if binding is not None else name
             # a string attribute's value in the standard's spelling (GELU approximate erf -> ONNX 'none')
@@ -412,6 +413,13 @@ class Call:
                 value = int(value)  # an integer attribute (ONNX IsInf's detect_positive) passed as one
             out[std_name] = value
         return out
+
+    @property
+    def std_operator(self) -> str | None:
+        """The standard's operator this call names: its block's, or the one a string attribute's value
+        selects where the standard has an operator per value (DirectML's MODULUS_FLOOR / _TRUNCATE)."""
+        std = self._standard()
+        return None if std is None else std.operator_for(self.attributes)
 
     @property
     def std_tensors(self) -> dict[str, str]:

@@ -70,14 +70,16 @@ window.__specgen = {
       if (typeof builder[req.operator] !== "function") throw new Error("MLGraphBuilder has no " + req.operator + "()");
       const byName = {};
       req.inputs.forEach((t, i) => { byName[t.name] = operands[i]; });
-      const resolve = (v) => (v && typeof v === "object" && !Array.isArray(v) && "operand" in v) ? byName[v.operand] : v;
+      // {operand: name} is an input; {bigint: "digits"} an MLNumber beyond 2^53 (int64, uint64 options)
+      const resolve = (v) => (v && typeof v === "object" && !Array.isArray(v) && "operand" in v) ? byName[v.operand]
+        : (v && typeof v === "object" && !Array.isArray(v) && "bigint" in v) ? BigInt(v.bigint) : v;
+      const options = {};
+      for (const [k, v] of Object.entries(req.options || {})) options[k] = resolve(v);
       let result;
       if (req.args) {
-        const options = {};
-        for (const [k, v] of Object.entries(req.options || {})) options[k] = resolve(v);
         result = builder[req.operator](...req.args.map(resolve), options);
       } else {
-        result = builder[req.operator](...operands, req.options);
+        result = builder[req.operator](...operands, options);
       }
       const results = Array.isArray(result) ? result : [result];
       const named = {};
@@ -431,8 +433,11 @@ class WebNNChromiumAdapter(Adapter):
                            "shape": list(arr.shape), "data": base64.b64encode(arr.tobytes()).decode()})
         outputs = [{"name": names[n], "dataType": webnn_type(info.dtype), "shape": list(info.shape)}
                    for n, info in call.outputs.items()]
-        req = {"operator": std.operator, "options": call.std_attributes(given_only=True),
-               "inputs": inputs, "outputs": outputs}
+        # an integer beyond 2^53 (an int64 limit) travels as a bigint: a double would round it;
+        # NaN and the infinities travel as the page's literals (json.dumps writes NaN, Infinity)
+        options = {k: ({"bigint": str(v)} if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2 ** 53 else v)
+                   for k, v in call.std_attributes(given_only=True).items()}
+        req = {"operator": std.operator, "options": options, "inputs": inputs, "outputs": outputs}
         positional = [b.name for b in std.attributes.values() if getattr(b, "positional", False)]
         if positional:  # builder[op](inputs..., attribute, options): WebNN cast(input, dataType)
             missing = [n for n in positional if n not in req["options"]]

@@ -30,24 +30,33 @@ def coverage(op, corpus, as_json):
         click.echo(f"coverage: {msg}", err=True)
         raise SystemExit(int(code))
 
+    from specgen import coverage_accumulating as acc
+    from specgen.spec.operators import load_accumulating
+
     try:
         specs = load_all()
+        accumulating = load_accumulating()
     except (SpecError, FileNotFoundError) as exc:
         fail(f"the specs do not load: {str(exc).splitlines()[0]}", Exit.USAGE)
+    everything = {**specs, **accumulating}
     ops = _split(op)
     for name in ops:
-        if name not in specs:
-            fail(f"no operator {name!r}{did_you_mean(name, specs)} ({specs_in_use_note(specs)})", Exit.USAGE)
+        if name not in everything:
+            fail(f"no operator {name!r}{did_you_mean(name, everything)} ({specs_in_use_note(everything)})", Exit.USAGE)
     try:
-        from specgen.spec.operators import load_accumulating
-
-        # the accumulating operators' cases are judged by their own engine (no coverage classes yet)
-        cases = [c for c in load_cases(corpus, {**specs, **load_accumulating()}) if c.op in specs]
+        cases = load_cases(corpus, everything)
     except CorpusError as exc:
         fail(str(exc), Exit.USAGE)
-    report = measure(specs, cases, ops)
+    # each engine's own classes: the element-wise table, and the accumulating designer's tags
+    el_ops = [o for o in ops if o in specs]
+    acc_ops = [o for o in ops if o in accumulating]
+    report = [] if ops and not el_ops else measure(specs, [c for c in cases if c.op in specs], el_ops)
+    if not ops or acc_ops:
+        report += acc.coverage(accumulating, [c for c in cases if c.op in accumulating], acc_ops)
     if as_json:
-        click.echo(json.dumps(to_json(report), indent=1, sort_keys=True))
+        data = to_json(report)
+        data["classes"] += acc.to_json_classes()
+        click.echo(json.dumps(data, indent=1, sort_keys=True))
     else:
         for line in render_text(report):
             click.echo(line)

@@ -264,6 +264,9 @@ def analyse(node: n.Node, variable: str, attributes: Mapping[str, float]) -> Ana
     return _analyse(node, variable, tuple(sorted((k, float(v)) for k, v in attributes.items())))
 
 
+_BEYOND = Fraction(2) ** 1100  # an infinite attribute in exact arithmetic: past float64's largest finite
+
+
 def _position(node: n.Node) -> str:
     line, col = getattr(node, "pos", (0, 0))
     return f"formula line {line}, column {col}" if line else "formula"
@@ -272,7 +275,10 @@ def _position(node: n.Node) -> str:
 @functools.lru_cache(maxsize=4096)
 def _analyse(node: n.Node, variable: str, attributes: tuple) -> Analysis:
     attributes = dict(attributes)
-    env = {k: Fraction(v) for k, v in attributes.items()}
+    # an infinite value (Clip's unbounded side) stands in the exact arithmetic as a rational beyond
+    # every float64, so it orders like the infinity; a root out there is no input's (the designed
+    # specials hold the infinities) and is dropped
+    env = {k: (Fraction(v) if math.isfinite(v) else _BEYOND if v > 0 else -_BEYOND) for k, v in attributes.items()}
     result = Analysis(variable)
     found: dict[Fraction, Breakpoint] = {}
     # the simplest spelling of an equation names its root (x + bias = 0 rather than the enclosing where)
@@ -295,7 +301,7 @@ def _analyse(node: n.Node, variable: str, attributes: tuple) -> Analysis:
                 holds = evaluate_exact(diff, {**env, variable: root}) == 0
             except (NotRational, ZeroDivisionError):
                 holds = False
-            if holds and root not in found:
+            if holds and root not in found and abs(root) < _BEYOND:
                 found[root] = Breakpoint(root, label, kind)
         if unsolved_branch and variable in n.names(diff):
             try:

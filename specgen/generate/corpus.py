@@ -150,6 +150,10 @@ def attribute_sets(spec, standard: str, version: str | None = None, dtype: str |
                     seen.add(key)
                     cast.append(AttrSet(s_.name, values, s_.default))
             sets = cast
+    if std_.crossed_rejected:
+        # the standard rejects a crossed pair (compared as it computes with the values): such a set is
+        # a must-reject case of its own (negative_probes), not a positive one
+        sets = [s_ for s_ in sets if not crossed(spec, std_.info.cast_attributes(s_.values, dtype) if dtype else s_.values)]
     if spec.choice is None:
         return sets
     name = spec.choice.attribute
@@ -184,7 +188,12 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
         return [AttrSet("default", {}, True)]
     sets: list[AttrSet] = []
     # a version's own defaults where it has some (ONNX Selu-1)
-    own = {k: v for k, v in spec.standards[standard].defaults(version).items() if k in names}
+    std = spec.standards[standard]
+    own = {k: v for k, v in std.defaults(version).items() if k in names}
+    # an optional attribute without a default (binding absent): the default set leaves it out, and it
+    # stands for its absent value (attribute_sets puts the dtype's value in: ±inf, or an integer type's limits)
+    own.update({k: ABSENT_PLACEHOLDER[b.absent] for k, b in std.attributes.items()
+                if k in own and own[k] is None and b.absent is not None})
     if all(v is not None for v in own.values()):
         sets.append(AttrSet("default", dict(own), True))
     for key, s in spec.standards.items():
@@ -195,6 +204,9 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
         sets.append(AttrSet(f"example-{i + 1}", {k: f32(ex.attributes[k]) for k in names}))
     fixed = {k: v for k, v in spec.standards[standard].fixed().items() if k in names}
     for t in spec.test_attributes:
+        if any(not np.isfinite(t.values[k]) and k in std.attributes and std.attributes[k].nonfinite_rejected(std.info)
+               for k in names):
+            continue  # an infinity this standard rejects (its must-reject probes have it)
         sets.append(AttrSet(t.name.replace("_", "-"), {k: f32(t.values[k]) for k in names}))
     declared = {a.name: a for a in spec.attributes}
     closed = [k for k in names if declared[k].int_values]
@@ -210,7 +222,13 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
     base = [GENERIC_VALUES[i % len(GENERIC_VALUES)] for i in range(len(names))]
     sets.append(AttrSet("distinct", {k: f32(v) for k, v in zip(names, base)}))
     sets.append(AttrSet("reversed", {k: f32(v) for k, v in zip(names, reversed(base))}))
-    sets.append(AttrSet("negative", {k: f32(-v) for k, v in zip(names, base)}))
+    negative = {k: f32(-v) for k, v in zip(names, base)}
+    if spec.attribute_order is not None and crossed(spec, negative):
+        # an ordered pair (Clip's min, max) negated in order, so that a standard rejecting a crossed pair
+        # (WebNN clamp) has negative values of both too
+        lower, upper = spec.attribute_order
+        negative = {**negative, lower: negative[upper], upper: negative[lower]}
+    sets.append(AttrSet("negative", negative))
     sets.append(AttrSet("mixed-signs", {k: f32(v if i % 2 == 0 else -v) for i, (k, v) in enumerate(zip(names, base))}))
     for k in names:
         sets.append(AttrSet(f"zero-{k}", {n_: (0.0 if n_ == k else f32(v)) for n_, v in zip(names, base)}))
@@ -218,6 +236,11 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
     if fixed:  # the standard has no such attribute: every set uses its fixed value
         sets = [AttrSet(s.name, {**s.values, **fixed}, s.default) for s in sets]
     return _dedupe_sets(spec, sets, names, declared)
+
+
+# the value an absent optional attribute stands for before the dtype is known (attribute_sets replaces it)
+ABSENT_PLACEHOLDER = {"neg_inf": float("-inf"), "pos_inf": float("inf"),
+                      "lowest": -float(np.finfo(np.float32).max), "highest": float(np.finfo(np.float32).max)}
 
 
 def _dedupe_sets(spec, sets, names, declared) -> list[AttrSet]:
@@ -297,22 +320,131 @@ def same_table_as_previous(std, ver, dtype: str, once: bool = False) -> bool:
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
+def sweeps_once(spec, std) -> bool:
+    """Whether a dtype's rank sweep is made only where its own row changes (the spec's
+    rank_sweep_once, or a standard whose versions are cumulative)."""
+    return bool(spec.rank_sweep_once or std.info.cumulative_versions)
+
+
+def same_meaning_as_previous(std, ver, dtype: str) -> bool:
+    """Whether ``ver``'s predecessor lists ``dtype`` with the same meaning: the same tensors take
+    it, with the same extra attributes, version defaults, broadcast rules, attributes taken as
+    inputs and their absent values; ranks and the other dtypes aside (what a cumulative standard's
+    later version adds)."""
+    i = std.versions.index(ver)
+    if i == 0:
+        return False
+    prev = std.versions[i - 1]
+
+    def meaning(v):
+        return ({t: dtype in s.dtypes for t, s in v.tensors.items()}, v.extra_attributes, v.defaults, v.broadcast,
+                v.as_inputs, v.absent_defaults)
+    return dtype in prev.dtypes() and meaning(prev) == meaning(ver)
+
+
 def designs_row(spec, std, ver, dtype: str) -> bool:
     """Whether ``ver`` gets the designed cases of ``dtype`` (breakpoints, regions, thresholds): always,
-    except (spec designed_at_ends) for a version strictly inside a run of versions whose rows for
-    that dtype are the same as their predecessor's, which only the run's first and latest have."""
-    if not spec.designed_at_ends or not same_table_as_previous(std, ver, dtype, True):
+    except for a version strictly inside a run of versions whose rows for that dtype repeat their
+    predecessor's, which only the run's first and latest have. A run: (spec designed_at_ends) rows
+    that are the same (same_table_as_previous); (a standard's cumulative_versions) rows with the same
+    meaning (same_meaning_as_previous: a later level that only adds dtypes or ranks)."""
+    if std.info.cumulative_versions:
+        same = same_meaning_as_previous
+    elif spec.designed_at_ends:
+        def same(std_, v, d):
+            return same_table_as_previous(std_, v, d, True)
+    else:
+        return True
+    if not same(std, ver, dtype):
         return True
     i = std.versions.index(ver)
-    return i == len(std.versions) - 1 or not same_table_as_previous(std, std.versions[i + 1], dtype, True)
+    return i == len(std.versions) - 1 or not same(std, std.versions[i + 1], dtype)
+
+
+def width_key(ver, dtype: str, tensors=None) -> tuple:
+    """The element width (bits) of every tensor in a case of ``dtype`` at ``ver`` (tensor_dtype)."""
+    names = list(tensors) if tensors is not None else list(ver.tensors)
+    return tuple(dt.get(tensor_dtype(ver, t, dtype)).bits for t in names)
+
+
+def addressing_dtype(std, ver, dtype: str, inputs: list[str], prefer: str | None = None) -> bool:
+    """Whether ``dtype`` carries its row's addressing cases: always, except (the standard's
+    addressing_per_width) where another dtype of the row, earlier in its order (``prefer`` first),
+    gives every tensor the same element widths."""
+    if not std.info.addressing_per_width:
+        return True
+    listed = case_dtypes(ver, inputs)
+    order = ([prefer] if prefer in listed else []) + [d for d in listed if d != prefer]
+    key = width_key(ver, dtype)
+    return next(d for d in order if width_key(ver, d) == key) == dtype
+
+
+def sweeps_row(spec, std, ver, dtype: str, inputs: list[str]) -> bool:
+    """Whether ``ver`` gets a rank sweep of ``dtype``: where the dtype's row is not its predecessor's
+    again (same_table_as_previous; sweeps_once), for its width's dtype (addressing_dtype: the shapes
+    of a sweep test a kernel's addressing at every rank, and that dtype's sweep has the same ranks)."""
+    return (not same_table_as_previous(std, ver, dtype, sweeps_once(spec, std))
+            and addressing_dtype(std, ver, dtype, inputs))
+
+
+def addresses_row(spec, std, ver, dtype: str, inputs: list[str]) -> bool:
+    """Whether ``ver`` gets the addressing cases of ``dtype`` (strided, layouts, zero-stride
+    broadcast forms, in-place): where its designed cases are (designs_row; a cumulative standard's
+    later version adds no addressing of its own) and it is its width's dtype (addressing_dtype)."""
+    return designs_row(spec, std, ver, dtype) and addressing_dtype(std, ver, dtype, inputs)
+
+
+def new_max_rank_row(spec, std, ver, dtype: str, inputs: list[str]) -> bool:
+    """A row without addressing cases of its own (addresses_row) whose rank sweep is its own and
+    whose largest tested rank no earlier version of the dtype had: it keeps the largest-rank layout
+    case (layout-max-rank), for its width's dtype."""
+    if addresses_row(spec, std, ver, dtype, inputs) or not sweeps_row(spec, std, ver, dtype, inputs):
+        return False
+    top = max(rules.tested_ranks(ver.ranks(inputs[0])))
+    earlier = [max(rules.tested_ranks(v.ranks(inputs[0]))) for v in std.versions[:std.versions.index(ver)]
+               if dtype in case_dtypes(v, inputs)]
+    return top not in earlier
 
 
 def size_case_version(std, dtype: str, x: str, once: bool = False, inputs=None):
     """The version whose rank sweep the size cases of ``dtype`` gather from: the latest listing
-    the dtype with a rank sweep of its own (not a repeat of its predecessor's table)."""
-    own = [v for v in std.versions if dtype in case_dtypes(v, inputs or [x])
-           and not same_table_as_previous(std, v, dtype, once)]
+    the dtype with a rank sweep of its own (not a repeat of its predecessor's table). None also for
+    a dtype whose size cases another dtype of its element widths makes (the standard's
+    addressing_per_width: size_dtypes)."""
+    inputs = inputs or [x]
+    ver = _own_sweep_version(std, dtype, inputs, once or bool(std.info.cumulative_versions))
+    if ver is None or not std.info.addressing_per_width:
+        return ver
+    return ver if dtype in size_dtypes(std, inputs, once) else None
+
+
+def _own_sweep_version(std, dtype: str, inputs: list[str], once: bool):
+    """The latest version with a rank sweep of ``dtype`` (its row not its predecessor's again, and
+    its width's dtype there: addressing_dtype)."""
+    own = [v for v in std.versions if dtype in case_dtypes(v, inputs)
+           and not same_table_as_previous(std, v, dtype, once) and addressing_dtype(std, v, dtype, inputs)]
     return own[-1] if own else None
+
+
+def size_dtypes(std, inputs: list[str], once: bool = False) -> list[str]:
+    """The dtypes that get size cases: every dtype of the standard's tables, or (addressing_per_width)
+    the first with a rank sweep of its own (_own_sweep_version) of each combination of tensor widths
+    there, float32 (the main dtype) first."""
+    dtypes = list(dict.fromkeys(d for v in std.versions for d in case_dtypes(v, inputs)))
+    if not std.info.addressing_per_width:
+        return dtypes
+    once = once or bool(std.info.cumulative_versions)
+    main = "float32" if "float32" in dtypes else dtypes[0]
+    seen, out = set(), []
+    for d in [main] + [d for d in dtypes if d != main]:
+        ver = _own_sweep_version(std, d, inputs, once)
+        if ver is None:
+            continue
+        key = width_key(ver, d)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return [d for d in dtypes if d in out]
 
 
 def given_attributes(aset: AttrSet, std) -> list[str]:
@@ -566,7 +698,9 @@ class OpCorpus:
         # a version whose table repeats its predecessor's (ONNX Identity 14..25 change only in types
         # specgen cannot describe) keeps its designed cases but not the rank sweep, which would be
         # the predecessor's sweep again under another case id
-        repeats = same_table_as_previous(std, ver, dtype, spec.rank_sweep_once)
+        # a version whose table repeats its predecessor's for this dtype, or another dtype of its
+        # widths (addressing_per_width), has no sweep of its own (sweeps_row)
+        repeats = not sweeps_row(spec, std, ver, dtype, self.inputs)
         for rank in ([] if repeats else rules.tested_ranks(ranks)):
             shape = RANK_SHAPES[rank]
             cid = f"{prefix}/rank{rank}/sweep{attr_suffix(first)}"
@@ -574,18 +708,25 @@ class OpCorpus:
             self.positive(std, ver, dtype, rank, "sweep", first, values, shape=shape, tags=("rank-sweep",))
         shape = _fit_rank([2, 3, 5, 7], r0)
         count = int(np.prod(shape))
-        if std.in_place:
+        # addressing cases: where the row's designed cases are, for one dtype per combination of
+        # element widths (addresses_row); a later cumulative version with a larger rank keeps its
+        # largest-rank layout (new_max_rank_row)
+        addressing = addresses_row(spec, std, ver, dtype, self.inputs)
+        if std.in_place and addressing:
             self.in_place_cases(std, ver, dtype, r0, sets)
-        if rules.layout(std.info)["strides"]:
+        if rules.layout(std.info)["strides"] and addressing:
             cid = f"{prefix}/rank{r0}/strided{attr_suffix(first)}"
             values = self.fill(self.pool(first, dtype, std, cid), count, cid)
             self.positive(std, ver, dtype, r0, "strided", first, values, shape=shape,
                           strides={**{k: padded_strides(shape) for k in self.inputs},
                                    **{k: interleaved_strides(shape) for k in self.outputs}})
-        if rules.layout(std.info)["strides"]:
-            self.layout_cases(std, ver, dtype, r0, first)
+        if rules.layout(std.info)["strides"] and (addressing or new_max_rank_row(spec, std, ver, dtype, self.inputs)):
+            self.layout_cases(std, ver, dtype, r0, first, max_rank_only=not addressing)
         if self.others and not (spec.broadcast_once and same_table_as_previous(std, ver, dtype, True)):
-            self.broadcast_cases(std, ver, dtype, r0, first)
+            # a cumulative standard's broadcast rules are part of a row's meaning: its forms where the
+            # designed cases are; zero-stride forms are addressing (addresses_row)
+            if designs_row(spec, std, ver, dtype):
+                self.broadcast_cases(std, ver, dtype, r0, first, stride_forms=addressing)
 
     def note_unsolved(self, design):
         for u in design.unsolved:
@@ -638,7 +779,7 @@ class OpCorpus:
         self.positive(std, ver, dtype, r0, "regions", aset,
                       {k: self.fill(p, count, f"{rid}#{k}").reshape(shape) for k, p in pools.items()})
 
-    def broadcast_cases(self, std, ver, dtype, r0, aset):
+    def broadcast_cases(self, std, ver, dtype, r0, aset, stride_forms: bool = True):
         """One case per broadcast form the version allows for each input that may broadcast: from
         its broadcast rules (numpy shapes) and, where the standard broadcasts by zero strides
         (DirectML), zero-stride layouts of the full shape."""
@@ -651,7 +792,7 @@ class OpCorpus:
             for t in rule.tensors:
                 for form, sizes in broadcast_forms(rule.kind, shape):
                     forms.append((t, form, sizes, None))
-        if std.info.zero_strides and std.info.strides:
+        if std.info.zero_strides and std.info.strides and stride_forms:
             for t in self.others:
                 if t in {x for r in ver.broadcast for x in r.tensors}:
                     continue
@@ -672,6 +813,8 @@ class OpCorpus:
                 compact = sizes if strides is None else [1 if s == 0 else n for n, s in zip(shape, strides)]
                 small = self.fill(pool, int(np.prod(compact, dtype=np.int64)), f"{cid}#{k}").reshape(compact)
                 inputs[k] = small if strides is None else np.ascontiguousarray(np.broadcast_to(small, shape))
+            if strides is not None:
+                inputs[t] = self._zero_stride_safe(inputs, t, small, shape, aset, dtype, std)
             self.positive(std, ver, dtype, r0, f"broadcast-{t}-{form}", aset, inputs,
                           strides={t: strides} if strides else None, tags=("broadcast",))
         for rule in ver.broadcast:  # numpy rules both ways: each input smaller than the output somewhere
@@ -686,6 +829,27 @@ class OpCorpus:
                 s_ = sizes.get(k, shape)
                 inputs[k] = self.fill(pool, int(np.prod(s_, dtype=np.int64)), f"{cid}#{k}").reshape(s_)
             self.positive(std, ver, dtype, r0, "broadcast-two-way", aset, inputs, tags=("broadcast",))
+
+    def _zero_stride_safe(self, inputs, t, small, shape, aset, dtype, std):
+        """Input ``t`` read with zero strides (stored expanded, one value per broadcast row): integer
+        results that overflow or have no value (unspecified; the corpus avoids them) are avoided at the
+        compact tensor, one value per row (0, then 1 where that leaves a result without a value), so
+        the expanded tensor stays constant along its zero-stride dimensions; positive() would change
+        single elements, which a kernel reading with zero strides never sees."""
+        full = np.ascontiguousarray(np.broadcast_to(small, shape))
+        if dt.get(dtype).is_float or self.keeps_overflow(dtype):
+            return full
+        axes = tuple(i for i, (n_, c) in enumerate(zip(shape, small.shape)) if c == 1 and n_ != 1)
+        for _ in range(3):
+            g = self.gold(aset, std, {**inputs, t: full}, dtype)
+            undefined = g.undefined if g.undefined is not None else np.zeros(g.overflow.shape, dtype=bool)
+            if not (g.overflow.any() or undefined.any()):
+                break
+            over = np.any(g.overflow.reshape(shape), axis=axes, keepdims=True)
+            undef = np.any(undefined.reshape(shape), axis=axes, keepdims=True)
+            small = np.where(undef, np.ones_like(small), np.where(over, np.zeros_like(small), small))
+            full = np.ascontiguousarray(np.broadcast_to(small, shape))
+        return full
 
     # -- aliasing (issue 14): every attribute set that can make the output differ from the input
     def in_place_cases(self, std, ver, dtype, r0, sets):
@@ -740,7 +904,7 @@ class OpCorpus:
         return {k: v[keep] for k, v in inputs.items()}, n
 
     # -- layouts whose memory order differs from the logical order (issue 14)
-    def layout_cases(self, std, ver, dtype, r0, aset):
+    def layout_cases(self, std, ver, dtype, r0, aset, max_rank_only: bool = False):
         """Where the standard has strides: the primary input in column-major order and the output
         in another order (``layout-permuted``), every dimension padded (``layout-padded``), a zero
         stride on the primary input where the standard broadcasts by zero strides
@@ -760,9 +924,11 @@ class OpCorpus:
                  ("layout-max-rank", big, permuted_strides(big, column_major(r_max), 1),
                   permuted_strides(big, rotated(r_max), 2))]
         for label, sh, xs, ys in forms:
+            if max_rank_only and label != "layout-max-rank":
+                continue
             self._layout_case(std, ver, dtype, label, aset, sh, {**{k: xs for k in self.inputs},
                                                                    **{k: ys for k in self.outputs}})
-        if std.info.zero_strides:
+        if std.info.zero_strides and not max_rank_only:
             compact = [1 if i % 2 == 0 else n_ for i, n_ in enumerate(shape)]
             self._layout_case(std, ver, dtype, "layout-broadcast-stride", aset, shape,
                               {self.x: zero_strides(shape, compact)}, compact=compact)
@@ -810,7 +976,7 @@ class OpCorpus:
         main = "float32" if "float32" in dtypes else dtypes[0]
         for dtype in dtypes:
             first = attribute_sets(self.spec, std.key, dtype=dtype)[0]  # the sweep cases' (the sources') attributes
-            ver = size_case_version(std, dtype, self.x, self.spec.rank_sweep_once, self.inputs)
+            ver = size_case_version(std, dtype, self.x, sweeps_once(self.spec, std), self.inputs)
             if ver is None:
                 continue
             prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}/"
@@ -845,8 +1011,8 @@ class OpCorpus:
     def attribute_boundaries(self, std, ver, dtype):
         """One case per attribute boundary set (attribute_boundary_sets): that set's breakpoints with
         their neighbours, the specials and a few samples of every region, at the content rank. Left
-        out where the value the standard computes with is not finite (WebNN casts options to a
-        float16 tensor's type: 3.4e38 becomes inf) or where every designed integer result
+        out where the cast makes a finite value infinite (WebNN casts options to a float16 tensor's
+        type: 3.4e38 becomes inf; an absent bound's infinity stays) or where every designed integer result
         overflows (integer_overflow is the spec's question, not a boundary of the attribute). A
         set whose golden values cannot be decided (an enclosure beyond float64's exponent range) is
         left out and listed in ``Stats.left_out``, which ``specgen generate`` prints. Only
@@ -866,8 +1032,9 @@ class OpCorpus:
                 if key in seen or crossed(self.spec, aset.values):
                     continue
                 seen.add(key)
-            if not all(np.isfinite(v) for v in std.info.cast_attributes(aset.values, dtype).values()):
-                continue
+            cast = std.info.cast_attributes(aset.values, dtype)
+            if any(not np.isfinite(v) and np.isfinite(aset.values[k]) for k, v in cast.items() if not isinstance(v, str)):
+                continue  # the cast made a finite value infinite (an infinity given as such stays)
             cid = f"{prefix}/rank{r0}/attribute-boundary{attr_suffix(aset)}"
             design = self.design(aset, dtype, std=std)
             self.note_unsolved(design)
@@ -1105,7 +1272,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         if b.must_be_given(std.attribute_defaults):
             out.append(Probe(f"missing-{a}", "required-attribute", call(), {k: v for k, v in attrs.items() if k != a}))
     for a, b in std.attributes.items():
-        if b.values:  # a string attribute: a value outside the standard's list is illegal
+        if b.values and not b.operators:  # a string attribute: a value outside the standard's list is illegal
             out.append(Probe(f"{a}-value", "attribute-value", call(), {**attrs, a: probe_value(b)}))
     for a, b in std.attributes.items():
         for is_float in (True, False):  # a value one kind of tensor type does not accept (ONNX Mod: fmod = 0 with floats)
@@ -1125,6 +1292,7 @@ def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> li
         unknown = probe_attribute_name(spec)
         out.append(Probe(f"attribute-{unknown}", "unknown-attribute", call(), {**attrs, unknown: 1.0}))
     out.extend(nonfinite_attribute_probes(spec, std, call, attrs))
+    out.extend(crossed_probes(spec, std, call, attrs, dtype))
     layout = rules.layout(std.info)
     if base and not layout["zero_sizes"]:
         z = base[:-1] + [0]
@@ -1151,11 +1319,26 @@ def nonfinite_attribute_probes(spec, std, call, attrs: dict) -> list[Probe]:
     """Where the standard rejects NaN and infinite attribute values (``nonfinite_attributes:
     rejected``; WebNN's options are WebIDL ``double``): each attribute a call can set at NaN, +inf and
     -inf, the others as in the row's other probes."""
-    if std.info.nonfinite_attributes != "rejected":
-        return []
     fixed = std.fixed()
     return [Probe(f"attribute-{k}-{label}", "attribute-nonfinite", call(), {**attrs, k: value})
-            for k in spec.numeric_attribute_names if k not in fixed for label, value in NONFINITE_ATTRIBUTE_VALUES]
+            for k in spec.numeric_attribute_names if k not in fixed and std.attributes[k].nonfinite_rejected(std.info)
+            for label, value in NONFINITE_ATTRIBUTE_VALUES]
+
+
+def crossed_probes(spec, std, call, attrs: dict, dtype: str) -> list[Probe]:
+    """Where the standard rejects a crossed ordered pair (its block's attribute_order: crossed:
+    rejected; WebNN clamp's minValue > maxValue): one call with the pair crossed as the standard
+    compares it, the spec's first crossed test_attributes set (else lower 1, upper -1)."""
+    if not std.crossed_rejected or spec.attribute_order is None:
+        return []
+    lower, upper = spec.attribute_order
+    pairs = [(f32(t.values[lower]), f32(t.values[upper])) for t in spec.test_attributes
+             if crossed(spec, t.values)] + [(1.0, -1.0)]
+    for lo, hi in pairs:
+        values = {**attrs, lower: lo, upper: hi}
+        if crossed(spec, std.info.cast_attributes(values, dtype)):
+            return [Probe("attribute-order", "attribute-order", call(), values)]
+    return []
 
 
 def _with(call, t: str, y: str, yd=None, ys=None):

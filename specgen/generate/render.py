@@ -209,7 +209,8 @@ def validation_tables(spec) -> tuple[dict, dict]:
             "title": s.info.title, "operator": s.operator, "version_kind": s.info.version_kind,
             "version_label": s.info.version_label,
             "tensor_names": {t: b.name for t, b in s.tensors.items()},
-            "attribute_names": {a: b.name for a, b in s.attributes.items() if b.fixed is None},
+            # an attribute that selects the operator (operators) has no name of the standard's: its own
+            "attribute_names": {a: b.name or a for a, b in s.attributes.items() if b.fixed is None},
             # string attributes: operator value -> the standard's spelling, every value it accepts
             **({"attribute_values": {a: dict(b.values) for a, b in s.attributes.items() if b.values}}
                if any(b.values for b in s.attributes.values()) else {}),
@@ -223,6 +224,12 @@ def validation_tables(spec) -> tuple[dict, dict]:
             "strides": layout["strides"], "zero_sizes": layout["zero_sizes"],
             "unknown_attributes": s.info.unknown_attributes,
             "nonfinite_attributes": s.info.nonfinite_attributes,
+            # attributes whose type takes NaN and the infinities where the standard's rule does not (WebNN's MLNumber)
+            **({"nonfinite_allowed": [a for a, b in s.attributes.items() if b.nonfinite == "allowed"]}
+               if any(b.nonfinite == "allowed" for b in s.attributes.values()) else {}),
+            # the ordered pair (spec attribute_order) a call may not cross, compared as the standard computes
+            **({"crossed_rejected": list(spec.attribute_order), "attribute_cast": s.info.attribute_cast}
+               if s.crossed_rejected and spec.attribute_order else {}),
             "versions": {v.version: {
                 "tensors": {t: {"dtypes": list(sup.dtypes),
                                 "ranks": None if sup.ranks.unspecified else [sup.ranks.min or 0, sup.ranks.max]}

@@ -333,8 +333,8 @@ def _label_shapes(spec, space, length: int, attrs=None) -> dict:
             labels[fixed[-2]], labels[fixed[-1]] = labels[fixed[-1]], labels[fixed[-2]]
         dims = []
         for lab in labels:
-            if lab == "...":
-                dims.append(2)
+            if lab == "...":  # a reduced ellipsis (ONNX InstanceNormalization's spatial dims) has the length
+                dims.append(length if "..." in reduced else 2)
             else:
                 size = sizes.setdefault(lab, length if lab in reduced else 2 if lab in also else
                                         3 + len([k for k in sizes if k not in also]))

@@ -313,7 +313,7 @@ def _flushed_where_accepted(spec, standard_key, out_dtype, arrays, attrs, actual
 # ----------------------------------------------------------------------------- per element
 
 # how an element was judged (Verdicts.tier)
-GOLDEN_EQUAL, NAIVE_EQUAL, JUDGED = 1, 2, 3
+GOLDEN_EQUAL, NAIVE_EQUAL, JUDGED, MODEL_INSIDE = 1, 2, 3, 4
 
 
 @dataclass
@@ -323,7 +323,7 @@ class Verdicts:
     kind: np.ndarray  # int8: OK_CODE, or CODE[kind] of the failure
     error: np.ndarray  # float64: |actual - reference| in ULPs of the dtype (0 at non-finite inputs that pass)
     bound: np.ndarray  # float64: the accepted error in ULPs; NaN where a fast tier accepted the element
-    tier: np.ndarray  # uint8: GOLDEN_EQUAL, NAIVE_EQUAL or JUDGED
+    tier: np.ndarray  # uint8: GOLDEN_EQUAL, NAIVE_EQUAL, MODEL_INSIDE or JUDGED
     notes: list[str]
 
 
@@ -335,7 +335,8 @@ def judge_elements(spec, standard_key: str, case_dtype: str, inputs: Mapping[str
 
     Fast tiers, cheapest first: a result bit-identical to the golden value (finite inputs) passes;
     so does a finite nonzero result bit-identical to a naive evaluation in an allowed compute type
-    (``naive_evaluation_mask``); only the rest runs the full judgement. The error of the fast-tier
+    (``naive_evaluation_mask``), and one inside the error model's accepted set (``model_inside_mask``);
+    only the rest runs the full judgement. The error of the fast-tier
     elements is computed (``error_ulps``), their bound is not (NaN) unless ``bounds`` asks for it,
     which judges every element in full (use it on the few elements a report shows). The work runs in
     blocks of ``BLOCK`` elements; ``notes`` are those of every block (counts per block)."""
@@ -358,6 +359,11 @@ def judge_elements(spec, standard_key: str, case_dtype: str, inputs: Mapping[str
         if rest.size:
             naive = naive_evaluation_mask(args, {k: v[rest] for k, v in arrays.items()}, attrs, actual[rest])
             tier[rest[naive]] = NAIVE_EQUAL
+            rest = rest[~naive]
+        for a, b in _blocks(rest.size):
+            i = rest[a:b]
+            inside = model_inside_mask(args, {k: v[i] for k, v in arrays.items()}, attrs, actual[i])
+            tier[i[inside]] = MODEL_INSIDE
     idx = np.flatnonzero(tier == JUDGED)
     kind = np.zeros(n, dtype=np.int8)
     bound = np.full(n, np.nan)
@@ -515,6 +521,33 @@ def naive_evaluation_mask(args, inputs, attrs, actual) -> np.ndarray:
             y = np.broadcast_to(np.asarray(evaluate(formula, env, dtype=tt)), actual.shape)
             out |= U.round_to(y.astype(np.float64), f).view(bits) == want
     return out & eligible
+
+
+def model_inside_mask(args, inputs, attrs, actual) -> np.ndarray:
+    """Elements (finite inputs) whose finite nonzero result lies in the error model's accepted set
+    at those inputs: the full judgement's first test (``_FloatJudge.run``: ``_inside``), after which
+    nothing it does can reject such an element (the flushed-input and accuracy-floor judgements only
+    accept more; the catastrophic tests need an infinity or a zero; the signed-zero test a zero), so
+    it is accepted without the rest of the judgement (about half of its cost: the reference, the
+    bound, the classification). The model here is the full judgement's, on the same inputs."""
+    spec, standard, dtype, tol, metric = args
+    out = np.zeros(actual.shape, dtype=bool)
+    if metric != "model" or actual.size == 0:
+        return out
+    with np.errstate(all="ignore"):
+        a64 = actual.astype(np.float64)
+        eligible = np.isfinite(a64) & (a64 != 0)
+        x = {k: v.astype(np.float64) for k, v in inputs.items()}
+        for v in x.values():
+            eligible &= np.isfinite(v)
+        if not eligible.any():
+            return out
+        idx = np.flatnonzero(eligible)
+        env = {**{k: v[idx] for k, v in x.items()}, **attrs}
+        inter = tol.intermediate if tol and tol.intermediate else dtype
+        acc = accepted_outputs(spec.formula_for(standard), env, inter, dtype, inputs={t.name for t in spec.inputs})
+        out[idx] = np.broadcast_to(acc.contains(a64[idx]), idx.shape)
+    return out
 
 
 def cast_float32_attribute(v) -> float:

@@ -609,13 +609,26 @@ def _exact_integers(node, inputs: Mapping[str, np.ndarray], attrs: Mapping[str, 
         env[k] = arr
     for k, v in attrs.items():
         arr = np.empty(m, dtype=object)
-        arr[:] = [Fraction(float(v))] * m
+        arr[:] = [_exact_attribute(v)] * m
         env[k] = arr
     try:
         out = np.broadcast_to(ev(node), (m,))
     except NotRational:
         return None
     return [math.nan if v is None else v for v in out.tolist()]
+
+
+BEYOND = Fraction(2) ** 1100  # an infinite value in exact arithmetic: past every float64, rounding to the infinity
+
+
+def _exact_attribute(v) -> Fraction:
+    """A value as an exact rational; an infinity (Clip's unbounded side, given explicitly) as a rational
+    beyond every float64, which orders like it and rounds to it (a result that cancels two infinities
+    would be wrong: no spec's formula does)."""
+    v = float(v)
+    if math.isinf(v):
+        return BEYOND if v > 0 else -BEYOND
+    return Fraction(v)
 
 
 def _lifted_call(fn, args):
@@ -630,7 +643,7 @@ def _lifted_call(fn, args):
 
 def exact_value(node, values: Mapping[str, object]) -> Fraction | float:
     """The exact (rational) or 256-bit (transcendental) value at one point; float nan/inf if not finite."""
-    env = {k: Fraction(int(v)) if isinstance(v, (int, np.integer)) else Fraction(float(v)) for k, v in values.items()}
+    env = {k: Fraction(int(v)) if isinstance(v, (int, np.integer)) else _exact_attribute(v) for k, v in values.items()}
     try:
         return evaluate_exact(node, env)
     except NotRational:
@@ -663,7 +676,8 @@ def _finite_or_zero(a: np.ndarray, finite: np.ndarray) -> np.ndarray:
 def _accept_tier0(v, e, bad, dtype: str, sign=None):
     """(accepted mask, rounded values) of a tier-0 block, for an output narrower than float64: both
     ends of [v - e, v + e] round alike (a zero result with a nonzero bound is left to tier 1: its
-    sign is in doubt, unless ``sign``, the exact value's sign tracked through the functions, knows it)."""
+    sign is in doubt, unless ``sign``, the exact value's sign tracked through the functions, knows it:
+    a function computing it, called only where a result rounds to zero)."""
     with np.errstate(all="ignore"):
         r = round_float64(v, dtype)
         ok = np.isfinite(v) & ~bad
@@ -673,12 +687,16 @@ def _accept_tier0(v, e, bad, dtype: str, sign=None):
         # (where w > |v| the ends have opposite signs or are zeros, and are not accepted)
         w = e * fast64.INFLATE + np.abs(v) * 2.0 ** -51
         r_lo, r_hi = round_float64(v - w, dtype), round_float64(v + w, dtype)
-        zero_known = False
-        if sign is not None:
-            zero_known = (r == 0) & (sign != 0)
-            if np.any(zero_known):
-                r = np.where(zero_known, round_float64(np.copysign(np.zeros(np.shape(r)), sign), dtype), r)
-        ok &= (r_lo == r_hi) & np.isfinite(w) & ((r != 0) | (e == 0) | zero_known)
+        ok &= (r_lo == r_hi) & np.isfinite(w)
+        doubt = ok & (r == 0) & (e != 0)  # a zero whose sign the bound leaves open
+        if np.any(doubt):
+            zero_known = False
+            if sign is not None:
+                sign = sign()
+                zero_known = doubt & (sign != 0)
+                if np.any(zero_known):
+                    r = np.where(zero_known, round_float64(np.copysign(np.zeros(np.shape(r)), sign), dtype), r)
+            ok &= ~doubt | zero_known
     return ok, r
 
 

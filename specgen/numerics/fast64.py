@@ -107,12 +107,35 @@ def _either_grid(a: _Grid, b: _Grid) -> _Grid:
 
 # ----------------------------------------------------------------------------- the evaluation
 
+class _Lazy:
+    """A value computed on first use (a tracked sign), then kept."""
+
+    __slots__ = ("fn", "value")
+
+    def __init__(self, fn):
+        self.fn, self.value = fn, None
+
+    def get(self):
+        if self.fn is not None:
+            with np.errstate(all="ignore"):
+                self.value = self.fn()
+            self.fn = None
+        return self.value
+
+
+def _sign_of(sg):
+    return sg.get() if isinstance(sg, _Lazy) else sg
+
+
 @dataclass
 class _V:
     v: np.ndarray | float
     e: np.ndarray | float  # bound on |v - exact|; the scalar 0.0 where statically exact
     grid: _Grid | None  # static exactness (None: not known exact)
-    sg: np.ndarray | float | None = None  # sign of the exact value where known beyond v +- e (exp > 0), else 0
+    # sign of the exact value where known beyond v +- e (exp > 0), else 0; a _Lazy until asked for
+    # (golden looks at it only where a result rounds to zero: computing it at every node cost a
+    # fifth of a transcendental formula's tier 0)
+    sg: np.ndarray | float | _Lazy | None = None
     bad: np.ndarray | bool = False  # undecided here (overflow, a pole, a divisor near 0); where() picks
 
 
@@ -120,7 +143,7 @@ def _sgn(a: _V):
     """The exact value's sign where known: from v +- e, else from the tracked sign (0: unknown)."""
     with np.errstate(invalid="ignore"):
         known = np.where(np.abs(a.v) > a.e, np.sign(a.v), 0.0) if not _zero(a.e) else np.sign(a.v)
-    return known if a.sg is None else np.where(known == 0, a.sg, known)
+    return known if a.sg is None else np.where(known == 0, _sign_of(a.sg), known)
 
 
 @lru_cache(maxsize=256)
@@ -190,7 +213,8 @@ class _Eval:
             return self.env[node.name]
         if isinstance(node, n.Unary):
             a = self.eval(node.operand)
-            return _V(-a.v, a.e, a.grid, None if a.sg is None else -a.sg, a.bad) if node.op == "-" else a
+            return _V(-a.v, a.e, a.grid, None if a.sg is None else _Lazy(lambda: -_sign_of(a.sg)), a.bad) \
+                if node.op == "-" else a
         if isinstance(node, n.Binary):
             return self.binary(node.op, self.eval(node.left), self.eval(node.right))
         if isinstance(node, n.Call):
@@ -204,13 +228,7 @@ class _Eval:
         out = self._binary(op, a, b)
         out.bad = out.bad | a.bad | b.bad
         if a.sg is not None or b.sg is not None:  # a tracked sign (exp > 0) survives * / and same-sign sums
-            sa, sb = _sgn(a), _sgn(b)
-            if op in "*/":
-                out.sg = sa * sb
-            else:
-                sb = sb if op == "+" else -sb
-                zero_a, zero_b = (a.v == 0) & _zero_bound(a.e), (b.v == 0) & _zero_bound(b.e)  # exact zeros
-                out.sg = np.where(sa == sb, sa, np.where(zero_a, sb, np.where(zero_b, sa, 0.0)))
+            out.sg = _Lazy(lambda: _tracked_sign(op, a, b))
         return out
 
     def _binary(self, op: str, a: _V, b: _V) -> _V:
@@ -307,7 +325,7 @@ class _Eval:
             a, b = self.eval(args[1]), self.eval(args[2])
             e = 0.0 if _zero(a.e) and _zero(b.e) else np.where(c, a.e, b.e)
             grid = _either_grid(a.grid, b.grid) if a.grid is not None and b.grid is not None else None
-            sg = np.where(c, _sgn(a), _sgn(b)) if a.sg is not None or b.sg is not None else None
+            sg = _Lazy(lambda: np.where(c, _sgn(a), _sgn(b))) if a.sg is not None or b.sg is not None else None
             bad = np.where(c, a.bad, b.bad) if a.bad is not False or b.bad is not False else False
             return _V(np.where(c, a.v, b.v), e, grid, sg, bad)
         if f in ("min", "max"):
@@ -359,8 +377,18 @@ class _Eval:
         if row.sign == "positive":
             sg = 1.0
         elif row.sign == "argument":
-            sg = _sgn(a)
+            sg = _Lazy(lambda: _sgn(a))
         return _V(v, e, None, sg, bad)
+
+
+def _tracked_sign(op: str, a: _V, b: _V):
+    """The sign of a op b from its operands' (known or tracked) signs; 0 where they do not give it."""
+    sa, sb = _sgn(a), _sgn(b)
+    if op in "*/":
+        return sa * sb
+    sb = sb if op == "+" else -sb
+    zero_a, zero_b = (a.v == 0) & _zero_bound(a.e), (b.v == 0) & _zero_bound(b.e)  # exact zeros
+    return np.where(sa == sb, sa, np.where(zero_a, sb, np.where(zero_b, sa, 0.0)))
 
 
 @lru_cache(maxsize=1024)
@@ -399,7 +427,8 @@ def evaluate(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], 
 
 def evaluate_signed(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], attributes: dict[str, float]):
     """``evaluate`` and the exact value's sign where the bound does not give it but the functions do
-    (exp(u) > 0 below the float64 range; 0: unknown, None: nothing tracked)."""
+    (exp(u) > 0 below the float64 range; 0: unknown), as a function computing it on first call
+    (None: nothing tracked)."""
     env = {}
     for k, v in inputs.items():
         env[k] = _V(v, 0.0, grid_of_dtype(input_dtypes[k]))
@@ -408,5 +437,5 @@ def evaluate_signed(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str,
     ev = _Eval(env)
     with np.errstate(all="ignore"):
         out = ev.eval(node)
-        sg = None if out.sg is None else _sgn(out)
+    sg = None if out.sg is None else _Lazy(lambda: _sgn(out)).get
     return out.v, out.e, ev.undecided | out.bad, sg

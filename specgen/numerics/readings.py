@@ -110,6 +110,8 @@ def compare_readings(spec, standard_key: str, case_dtype: str, inputs: Mapping[s
 def _accepted_by(spec, standard_key, dtype, reading, inputs, attributes, expected, actual, fast) -> np.ndarray:
     """Which of these elements (flat arrays) ``reading`` accepts."""
     plain, attrs = _as_read(spec, standard_key, dtype, reading, attributes)
+    if reading.rounded_input is not None:
+        return _accepted_at_rounded_input(plain, standard_key, dtype, reading, inputs, attrs, expected, actual, fast)
     if not all(np.isfinite(v) for v in attrs.values() if not isinstance(v, str)):
         return np.zeros(actual.size, dtype=bool)  # an attribute cast out of the type's range: no reading of it
     cmp = compare(plain, standard_key, dtype, inputs, attrs, expected, actual, fast=fast)
@@ -121,6 +123,84 @@ def _accepted_by(spec, standard_key, dtype, reading, inputs, attributes, expecte
     if reading.literal:
         ok |= _literal_equal(plain, standard_key, dtype, inputs, attrs, actual)
     return ok
+
+
+def _accepted_at_rounded_input(plain, standard_key, dtype, reading, inputs, attrs, expected, actual, fast) -> np.ndarray:
+    """An input transform's rounded reading: the elements whose result the reading's function (the
+    untransformed formula) gives at some rounding of the transformed input (rounded_inputs), judged
+    as the text judges a result: against the golden value at that input, by the error model."""
+    from specgen.errors import SpecError
+    from specgen.numerics.exact import golden
+
+    name, node = reading.rounded_input
+    ok = np.zeros(actual.size, dtype=bool)
+    if not U.is_float(dtype) or name not in inputs:
+        return ok
+    tol = plain.tolerance.get(dtype)
+    intermediate = tol.intermediate if tol is not None and tol.intermediate else dtype
+    out = dt.by_numpy(np.asarray(expected).dtype).name
+    for p in rounded_inputs(node, name, inputs, attrs, intermediate):
+        ins = {**inputs, name: p}
+        try:
+            with np.errstate(all="ignore"):
+                g = np.asarray(golden(plain, ins, attrs, out, standard_key).y)
+        except SpecError:
+            continue  # undecidable there: this rounding explains nothing
+        cmp = compare(plain, standard_key, dtype, ins, attrs, g.reshape(actual.shape), actual, fast=fast)
+        here = np.ones(actual.size, dtype=bool)
+        if cmp.failing is not None:
+            here[cmp.failing.index] = False
+        elif not cmp.ok:
+            here[:] = False
+        ok |= here
+        if ok.all():
+            break
+    return ok
+
+
+def rounded_inputs(node, name: str, inputs: Mapping[str, Any], attrs: Mapping[str, float], intermediate: str) -> list:
+    """The values a kernel may give ``node`` (an input transform, over input ``name`` and the
+    attributes) at these elements (flat arrays): in the intermediate type and in every wider one
+    (error_model.compute_types), each operation rounded there with the attributes held in that type,
+    or the exact value rounded once (a fused multiply-add) with the attributes as given or held in
+    that type. Each an array of its compute type; duplicates left out."""
+    from fractions import Fraction
+
+    from specgen.formula.breakpoints import NotRational, evaluate_exact
+    from specgen.numerics.error_model import compute_types
+
+    x = np.asarray(inputs[name])
+    with np.errstate(invalid="ignore"):
+        x64 = x.astype(np.float64)
+    finite = np.isfinite(x64)
+    out: list[np.ndarray] = []
+    seen: set[bytes] = set()
+    for c in compute_types(intermediate):
+        t = dt.get(c).numpy
+        held = {k: dt.cast_value(v, c) for k, v in attrs.items() if not isinstance(v, str)}
+        env = {**held, name: x.astype(t)}
+        with np.errstate(all="ignore"):
+            stepwise = np.broadcast_to(np.asarray(evaluate(node, env, dtype=t)), x.shape).astype(t)
+        candidates = [stepwise]
+        for values in (attrs, held):
+            if not all(np.isfinite(v) for v in values.values() if not isinstance(v, str)):
+                continue  # an attribute held out of the type's range: the stepwise value is the rounding
+            fused = stepwise.copy()
+            for i in np.flatnonzero(finite):
+                point = {k: Fraction(float(v)) for k, v in values.items() if not isinstance(v, str)}
+                point[name] = Fraction(float(x64.flat[i]))
+                try:
+                    q = evaluate_exact(node, point)
+                except (NotRational, ZeroDivisionError):
+                    continue
+                fused.flat[i] = U.round_fraction(q, c)
+            candidates.append(fused)
+        for v in candidates:
+            key = c.encode() + v.tobytes()
+            if key not in seen:
+                seen.add(key)
+                out.append(v)
+    return out
 
 
 def _as_read(spec, standard_key, dtype, reading, attributes):

@@ -107,7 +107,8 @@ def english_list(items: list[str]) -> str:
 def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
     info = std.info
     tensor_names = {t: b.name for t, b in std.tensors.items()}
-    attr_names = {a: (b.name if b.name else number(b.fixed)) for a, b in std.attributes.items()}  # fixed: the value
+    # fixed: the value; an attribute that selects the operator (operators) keeps the operator's name
+    attr_names = {a: (b.name if b.name else a if b.operators else number(b.fixed)) for a, b in std.attributes.items()}
     chosen = _choice_formulas(spec, std, attr_names)
     chosen_std = _choice_formulas(spec, std, attr_names | {t: b.name for t, b in std.tensors.items()})
     kinds = {t.name: "Input" for t in spec.inputs} | {t.name: "Output" for t in spec.outputs}
@@ -168,7 +169,7 @@ def standard_view(spec: m.OpSpec, std: m.OpStandard) -> dict:
                         "default_float32": None if b.default is None else repr(b.spell(b.default_float32)),
                         "supported": (", ".join(f"`{v}`" + (" (default)" if k == b.default else "")
                                                 for k, v in b.values.items()) if b.values else None)}
-                       for a, b in std.attributes.items() if b.fixed is None],
+                       for a, b in std.attributes.items() if b.fixed is None and not b.operators],
         "fixed_attributes": [{"op_name": a, "value": number(b.fixed)} for a, b in std.attributes.items()
                              if b.fixed is not None],
         "constraints": [_constraint_sentence(std, c, tensor_names) for c in std.constraints],

@@ -12,7 +12,9 @@ an operator's block opts in with ``input_transform: {transform: scale_bias, inpu
 - the opting standard's formula (its own or the operator's) and its readings' formulas get the
   transformed input in place of the input: sin(x) becomes sin(scale * x + bias);
 - the transform's test values become test_attributes sets, and every example is completed with
-  the identity values.
+  the identity values;
+- a transform with a ``rounded_reading`` gives the opting standard that reading: the untransformed
+  function judged at the transformed input as a kernel rounds it (specgen.numerics.readings).
 
 Nothing here names an operator: the prefix is data of the standard, once for every operator.
 """
@@ -61,6 +63,16 @@ def _apply_one(spec: m.OpSpec, std_key: str, t: m.InputTransform, input_name: st
     formula, formula_text = prefixed(std.formula or spec.formula, std.formula_text or spec.formula_text)
     readings = tuple(replace(r, formula=prefixed(r.formula, r.formula_text)[0], formula_text=prefixed(r.formula, r.formula_text)[1])
                      if r.formula is not None else r for r in std.readings)
+    if t.rounded_reading is not None:
+        # the function at the transformed input as a kernel rounds it (specgen.numerics.readings):
+        # the untransformed formula, its input replaced by the rounded transform at judge time
+        name, url, reason = t.rounded_reading
+        if any(r.name == name for r in readings):
+            raise TransformError(kp, f"{t.key}'s reading {name} clashes with a reading of the standard")
+        readings += (m.Reading(name=name, url=url, quote=f"{t.formula_text} ({t.key})",
+                               reason=reason, formula=std.formula or spec.formula,
+                               formula_text=std.formula_text or spec.formula_text,
+                               rounded_input=(input_name, transformed)),)
     bindings = {name: m.AttributeBinding(name, a.name, a.default, False) for name, a in t.attributes.items()}
     standards = {}
     for key, s in spec.standards.items():

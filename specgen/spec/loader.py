@@ -32,6 +32,8 @@ EXTRA_ATTRIBUTE_TYPES = ("float32", "float64", "int64", "int32", "ints", "floats
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MISSING = object()
+# what an optional attribute or input stands for when a call leaves it out (Version.absent_values)
+ABSENT_KINDS = ("lowest", "highest", "neg_inf", "pos_inf")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -117,7 +119,8 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
             continue
         c.keys(entry, kp, ("title", "version_kind", "version_label", "version_format", "attribute_defaults",
                            "dtype_names", "tensor_type", "attribute_type_names", "layout"),
-               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source", "input_transforms"))
+               ("attribute_cast", "unknown_attributes", "nonfinite_attributes", "rules_source", "input_transforms",
+                "cumulative_versions", "addressing_per_width"))
         if entry.get("attribute_cast", "float32") not in ("float32", "input"):
             c.err(kp + ("attribute_cast",), "must be float32 (attributes stored as float32) or input "
                                             "(cast to the input tensor's data type)")
@@ -155,7 +158,9 @@ def load_standards(path: str | Path | None = None) -> dict[str, m.StandardInfo]:
                                   unknown_attributes=entry.get("unknown_attributes", "rejected"),
                                   nonfinite_attributes=entry.get("nonfinite_attributes", "allowed"),
                                   rules_source=" ".join(str(entry.get("rules_source", "")).split()),
-                                  input_transforms=transforms)
+                                  input_transforms=transforms,
+                                  cumulative_versions=" ".join(str(entry.get("cumulative_versions", "")).split()),
+                                  addressing_per_width=" ".join(str(entry.get("addressing_per_width", "")).split()))
     if c.problems:
         raise SpecError(c.problems)
     return out
@@ -248,9 +253,11 @@ def _input_transforms(c: _Checker, raw, kp) -> dict[str, m.InputTransform]:
             if set(values) != set(attrs):
                 c.err(tkp + ("test_values", i), f"needs a value for exactly {', '.join(attrs)}")
             tests.append({k: float(np.float32(v)) for k, v in values.items()})
+        rr = t.get("rounded_reading")
         out[key] = m.InputTransform(key, str(t["formula"]), node, attrs, tuple(tests),
                                     " ".join(str(t["source"]).split()),
-                                    " ".join(str(t.get("float_tensors_only", "")).split()))
+                                    " ".join(str(t.get("float_tensors_only", "")).split()),
+                                    (str(rr["name"]), str(rr["url"]), " ".join(str(rr["reason"]).split())) if rr else None)
     return out
 
 
@@ -823,8 +830,10 @@ class _OpBuilder:
                     ok = False
                 elif c.number(v, kp + ("values", key)) is None:
                     ok = False
-                elif not math.isfinite(v) or abs(v) > float(np.finfo(np.float32).max):
-                    c.err(kp + ("values", key), f"{v!r} is not a finite float32 value")
+                elif math.isnan(v) or (math.isfinite(v) and abs(v) > float(np.finfo(np.float32).max)):
+                    # an infinity is a value (an unbounded side of Clip); a standard that rejects it
+                    # (nonfinite_attributes) leaves the set out of its positive cases
+                    c.err(kp + ("values", key), f"{v!r} is not a float32 value or an infinity")
                     ok = False
             if ok and name:
                 out.append(m.TestAttributes(name, {k: float(values[k]) for k in declared}, str(entry.get("reason", ""))))
@@ -866,8 +875,21 @@ class _StandardBuilder:
         before = len(c.problems)
         c.keys(e, kp, ("operator", "tensors", "attributes", "versions", "in_place"),
                ("domain", "introduced", "constraints", "attribute_defaults", "formula", "broadcast", "readings",
-                "input_transform"))
+                "input_transform", "attribute_order"))
         operator = c.text(e.get("operator"), kp + ("operator",)) if "operator" in e else None
+        crossed_rejected, crossed_source = False, None
+        if "attribute_order" in e:
+            okp = kp + ("attribute_order",)
+            block = c.mapping(e["attribute_order"], okp, "a mapping {crossed, source}")
+            if block is not None:
+                c.keys(block, okp, ("crossed",), ("source",))
+                if block.get("crossed") not in ("rejected", "accepted"):
+                    c.err(okp + ("crossed",), f"must be rejected or accepted, got {block.get('crossed')!r}")
+                crossed_rejected = block.get("crossed") == "rejected"
+                if "source" in block:
+                    crossed_source = c.text(block["source"], okp + ("source",))
+                if "attribute_order" not in self.op_builder.data:
+                    c.err(okp, "the spec names no ordered pair of attributes (top-level attribute_order)")
         in_place = e.get("in_place")
         if "in_place" in e and in_place not in (True, False, "unspecified"):
             c.err(kp + ("in_place",), f"must be true, false or unspecified, got {_kind(in_place)}")
@@ -917,7 +939,8 @@ class _StandardBuilder:
                             in_place=None if in_place == "unspecified" else in_place, attribute_defaults=mode,
                             tensors=tensors, attributes=attrs, constraints=tuple(constraints),
                             versions=tuple(versions), formula=formula, formula_text=formula_text,
-                            formula_reason=formula_reason, readings=readings)
+                            formula_reason=formula_reason, readings=readings,
+                            crossed_rejected=crossed_rejected, crossed_source=crossed_source)
 
     def readings(self, attrs, version_ids) -> tuple[m.Reading, ...]:
         """The standard's readings besides its text's: each a name, its source (url, quote), a reason
@@ -1032,9 +1055,19 @@ class _StandardBuilder:
                 if binding is not None:
                     out[name] = binding
                 continue
-            c.keys(entry, akp, ("name",), ("default", "required"))
+            c.keys(entry, akp, ("name",), ("default", "required", "absent", "nonfinite"))
             std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
-            required = entry.get("required", mode == "none")
+            absent = entry.get("absent")
+            if absent is not None and absent not in ABSENT_KINDS:
+                c.err(akp + ("absent",), f"must be one of {', '.join(ABSENT_KINDS)}, got {absent!r}")
+                absent = None
+            nonfinite = entry.get("nonfinite")
+            if nonfinite is not None and nonfinite not in ("allowed", "rejected"):
+                c.err(akp + ("nonfinite",), f"must be allowed or rejected, got {nonfinite!r}")
+                nonfinite = None
+            if absent is not None and ("default" in entry or entry.get("required")):
+                c.err(akp + ("absent",), "an attribute a call may leave out (absent) has no default and is not required")
+            required = entry.get("required", mode == "none" and absent is None)
             if not isinstance(required, bool):
                 c.err(akp + ("required",), f"must be true or false, got {_kind(required)}")
                 required = False
@@ -1047,12 +1080,13 @@ class _StandardBuilder:
                     c.err(akp + ("default",), f"{self.info.title} attributes have no defaults (attribute_defaults: none)")
                 elif required:
                     c.err(akp + ("default",), "a required attribute cannot have a default")
-            elif mode in ("applied", "typical") and not required:
-                c.err(akp, f"no default: {self.info.title} gives defaults ({mode}); add one or mark it required: true")
-            if mode == "none" and not required:
+            elif mode in ("applied", "typical") and not required and absent is None:
+                c.err(akp, f"no default: {self.info.title} gives defaults ({mode}); add one, mark it required: true "
+                           "or say what a call that leaves it out stands for (absent)")
+            if mode == "none" and not required and absent is None:
                 c.err(akp + ("required",), f"{self.info.title} attributes are all required (attribute_defaults: none)")
             if std_name:
-                out[name] = m.AttributeBinding(name, std_name, value, required)
+                out[name] = m.AttributeBinding(name, std_name, value, required, absent=absent, nonfinite=nonfinite)
         for name in declared:
             if name not in block:
                 c.err(kp, f"no {self.info.title} name for attribute {name!r}")
@@ -1074,6 +1108,24 @@ class _StandardBuilder:
         """A string attribute the standard has: its name, its spelling of each value it accepts
         (``values``), and a default in that spelling."""
         c = self.c
+        if "operators" in entry:  # one operator of the standard per value (DirectML's MODULUS_FLOOR / _TRUNCATE)
+            c.keys(entry, akp, ("operators",), ("source",))
+            ops = c.mapping(entry["operators"], akp + ("operators",))
+            if ops is None or not attr.values:
+                return None
+            values: dict[str, str] = {}
+            for value, op_name in ops.items():
+                if value not in attr.values:
+                    c.err(akp + ("operators", value), f"unknown value {value!r} of attribute {name!r}; values: {', '.join(attr.values)}")
+                elif not isinstance(op_name, str) or not op_name:
+                    c.err(akp + ("operators", value), f"must be the name of a {self.info.title} operator, got {_kind(op_name)}")
+                elif op_name in values.values():
+                    c.err(akp + ("operators", value), f"{op_name!r} names two values")
+                else:
+                    values[value] = op_name
+            if self.entry.get("operator") not in values.values():
+                c.err(akp + ("operators",), f"the block's operator {self.entry.get('operator')!r} is none of these")
+            return m.AttributeBinding(name, None, None, False, values=values, operators=True)
         c.keys(entry, akp, ("name", "values"), ("default", "required", "kind_values", "positional"))
         std_name = c.text(entry.get("name"), akp + ("name",)) if "name" in entry else None
         positional = entry.get("positional", False)
@@ -1250,6 +1302,8 @@ class _StandardBuilder:
                 broadcast = self.standard_broadcast
             defaults = self.version_defaults(entry, vkp, attrs) if "defaults" in entry else {}
             as_inputs, absent = self.version_inputs(entry, vkp)
+            # an optional attribute's binding (absent) holds in every version that does not say otherwise
+            absent = {**{n: b.absent for n, b in attrs.items() if b.absent is not None}, **absent}
             v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp),
                           tuple(broadcast), defaults, as_inputs, absent)
             if out:
@@ -1275,7 +1329,7 @@ class _StandardBuilder:
         for name, kind in (absent.items() if isinstance(absent, dict) else ()):
             if name not in declared or declared[name].type == "string":
                 c.err(vkp + ("absent_defaults", name), f"{name!r} is not a declared numeric attribute")
-            elif kind in ("lowest", "highest"):
+            elif kind in ABSENT_KINDS:
                 block[name] = kind
         return tuple(out), block
 

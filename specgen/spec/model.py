@@ -121,7 +121,10 @@ class Version:
 
         d = _dt.get(dtype)
         low, high = (-d.max_finite, d.max_finite) if d.is_float else d.int_range  # ints exact
-        limits = {"lowest": low, "highest": high}
+        # neg_inf / pos_inf: no bound (WebNN clamp's absent minValue / maxValue); an integer type has no
+        # infinity, and a bound at its limit bounds nothing
+        inf_low, inf_high = (-math.inf, math.inf) if d.is_float else d.int_range
+        limits = {"lowest": low, "highest": high, "neg_inf": inf_low, "pos_inf": inf_high}
         return {name: limits[kind] for name, kind in self.absent_defaults.items()}
 
     def as_input_values(self, values: dict, dtype: str) -> dict:
@@ -181,6 +184,20 @@ class AttributeBinding:
     # a builder API's call takes it as an argument after the inputs, not in its options dictionary
     # (WebNN cast(input, dataType, options)); a string attribute only, always required
     positional: bool = False
+    # an optional attribute without a default: a call may leave it out, and it then stands for this
+    # ("lowest" | "highest" | "neg_inf" | "pos_inf": Version.absent_values; WebNN clamp's minValue: neg_inf)
+    absent: str | None = None
+    # NaN and the infinities as values: "allowed" / "rejected", where the attribute's type differs from
+    # the standard's rule (WebNN's MLNumber is bigint or unrestricted double); None: the standard's rule
+    nonfinite: str | None = None
+    # a string attribute the standard has no parameter for: it has one operator per value (DirectML's
+    # MODULUS_FLOOR and MODULUS_TRUNCATE for Mod's sign_of), ``values`` spells each value as that
+    # operator's name, and a call of a value names that operator and passes no attribute
+    operators: bool = False
+
+    def nonfinite_rejected(self, info) -> bool:
+        """Does the standard reject NaN and infinite values of this attribute?"""
+        return (self.nonfinite or info.nonfinite_attributes) == "rejected"
 
     def accepts_for(self, value, is_float: bool) -> bool:
         """Does a call with floating-point (else integer) inputs accept this value (operator spelling)?"""
@@ -190,7 +207,7 @@ class AttributeBinding:
     def must_be_given(self, attribute_defaults: str) -> bool:
         """Must a call pass this attribute? When the binding says required, or when the standard gives
         no defaults (oneDNN) and there is none; never for a value the standard fixes."""
-        if self.fixed is not None:
+        if self.fixed is not None or self.operators:
             return False
         return self.required or (attribute_defaults == "none" and self.default is None)
 
@@ -239,6 +256,9 @@ class InputTransform:
     test_values: tuple[dict[str, float], ...]
     source: str
     float_tensors_only: str = ""  # why integer tensors keep the identity (the standard does not say)
+    # (name, url, reason) of the reading the opting standard gets: the function at the rounded
+    # transformed input (Reading.rounded_input); None: none
+    rounded_reading: tuple[str, str, str] | None = None
 
     PLACEHOLDER = "input"
 
@@ -271,10 +291,18 @@ class StandardInfo:
     nonfinite_attributes: str = "allowed"
     rules_source: str = ""
     input_transforms: dict[str, InputTransform] = field(default_factory=dict)
+    # why each version supports everything its predecessor did (DirectML's feature levels): a dtype's
+    # designed cases are made where its meaning first appears and in the latest version (corpus.designs_row)
+    cumulative_versions: str = ""
+    # why a kernel's addressing depends on element widths, not types: a row's addressing cases are made
+    # for one dtype per combination of tensor widths (corpus.addresses_row)
+    addressing_per_width: str = ""
 
     def cast_attributes(self, values, dtype: str) -> dict[str, float]:
         """Attribute values as the standard computes with them for a tensor of ``dtype``: float32,
-        or (attribute_cast: input) rounded once more to ``dtype`` when it is a float type."""
+        or (attribute_cast: input) cast once more to ``dtype``: rounded to nearest even for a float type
+        (WebNN's ConvertToFloat), and for an integer type its ConvertToInt (NaN is 0, the value is
+        clamped to the type's range and rounded to the nearest integer, ties to even)."""
         out = {k: (v if isinstance(v, str) else _float32_attribute(v)) for k, v in values.items()}
         if self.attribute_cast == "input":
             from specgen import dtypes as _dt
@@ -282,6 +310,8 @@ class StandardInfo:
             d = _dt.DTYPES.get(dtype)
             if d is not None and d.is_float:
                 out = {k: (v if isinstance(v, str) else _dt.cast_value(v, dtype)) for k, v in values.items()}
+            elif d is not None and d.kind in ("int", "uint"):
+                out = {k: (v if isinstance(v, str) else _convert_to_int(v, d.int_range)) for k, v in out.items()}
         return out
 
     def label(self, version: str) -> str:
@@ -292,6 +322,19 @@ class StandardInfo:
 
     def dtype_name(self, dtype: str) -> str:
         return self.dtype_names[dtype]
+
+
+def _convert_to_int(v: float, limits: tuple[int, int]) -> float:
+    """WebNN's ConvertToInt(v, bitLength, signedness): NaN is +0, then min(max(v, lower), upper),
+    rounded to the nearest integer, ties to even (as a float, as every attribute value)."""
+    if math.isnan(v):
+        return 0.0
+    lo, hi = limits
+    if v <= lo:
+        return float(lo)
+    if v >= hi:
+        return float(hi)
+    return float(round(v)) + 0.0  # Python's round: ties to even; + 0.0 makes -0 +0
 
 
 def _float32_attribute(v) -> float:
@@ -322,6 +365,10 @@ class Reading:
     # accepted unless enabled by name: specgen run --reading NAME)
     literal: bool = False
     versions: tuple[str, ...] = ()  # the standard's versions it applies to (ONNX: the opsets with a body); () = all
+    # (input name, the transform's formula over that input): the reading judges its formula (the
+    # untransformed function) at the transformed input as a kernel rounds it (an input transform's
+    # rounded_reading: specgen.numerics.readings.rounded_inputs); None: the inputs as given
+    rounded_input: tuple[str, Node] | None = None
 
     def applies(self, version: str | None) -> bool:
         return not self.versions or version is None or str(version) in self.versions
@@ -350,6 +397,11 @@ class OpStandard:
     # (transform key, input name): the standard transforms that input before the formula
     # (applied by specgen.spec.input_transforms when the operator is loaded)
     input_transform: tuple[str, str] | None = None
+    # the standard rejects a call whose ordered pair (the spec's attribute_order) is crossed, compared
+    # as the standard computes with the values (WebNN clamp: "If options.minValue is greater than
+    # options.maxValue, then throw a TypeError", after casting both to the input's data type)
+    crossed_rejected: bool = False
+    crossed_source: str | None = None
 
     def reading(self, name: str) -> Reading:
         for r in self.readings:
@@ -357,6 +409,14 @@ class OpStandard:
                 return r
         raise KeyError(f"{self.info.title} {self.operator} has no reading {name!r}; "
                        f"known: {', '.join((TEXT_READING,) + tuple(r.name for r in self.readings))}")
+
+    def operator_for(self, attributes) -> str:
+        """The standard's operator a call with these attribute values names: the block's, or the one a
+        string attribute's value selects (``operators``: DirectML's MODULUS_FLOOR / MODULUS_TRUNCATE)."""
+        for name, b in self.attributes.items():
+            if b.operators and attributes.get(name) is not None:
+                return b.spell(attributes[name])
+        return self.operator
 
     def version(self, version: str) -> Version:
         for v in self.versions:

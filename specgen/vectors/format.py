@@ -155,6 +155,7 @@ def _members(entry: dict, root: Path | None) -> list[Case]:
     for count in r["counts"]:
         fields = {k: entry[k] for k in _FIELDS}
         fields["id"] = f"{entry['id']}-{count}"
+        fields["attributes"] = decode_attributes(fields["attributes"])  # an infinity, as Case.from_json reads it
         fields["shapes"] = {k: rc.shape_of(count, r["rank"]) for k in entry["stored"]}
         out.append(Case(**fields, root=root, recipe={**r, "count": count}, family=family))
     return out

@@ -1,5 +1,5 @@
-"""Fake adapters for the unary math family (issue 23): Round, Sin (with DirectML's ScaleBias) and
-Floor computed the way a backend would, each class wrong in exactly one way or deliberately
+"""Fake adapters for the unary math family (issue 23): Round, Sin, Atanh, Acosh (with DirectML's
+ScaleBias) and Floor computed the way a backend would, each class wrong in exactly one way or deliberately
 correct. The function to compute comes from the case's own formula text (call.spec), so the
 kernels name no operator."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 from fake_adapters import FLOATS, Correct
 from specgen.adapters.base import Claim
 
-OPS = ("round_even", "sin", "floor")
+OPS = ("round_even", "sin", "floor", "atanh", "acosh")
 
 
 def _function(call) -> str:
@@ -52,7 +52,7 @@ class CorrectUnaryMath(Correct):
                 for op in OPS for std in self.standards if std in self.specs[op].standards]
 
     def function(self, name):
-        return {"round": np.rint, "sin": np.sin, "floor": np.floor}[name]
+        return {"round": np.rint, "sin": np.sin, "floor": np.floor, "atanh": np.arctanh, "acosh": np.arccosh}[name]
 
     def compute(self, call, x):
         with np.errstate(all="ignore"):
@@ -83,6 +83,20 @@ class ScaleBiasAfterTheFunction(CorrectUnaryMath):
         with np.errstate(all="ignore"):
             y = self.function(_function(call))(x.astype(np.float64)).astype(np.float32)
             return ((y * scale).astype(np.float32) + bias).astype(x.dtype)
+
+
+class ScaleBiasRoundedInTheTensorType(CorrectUnaryMath):
+    """DirectML's ScaleBias computed as a shader does, x * scale + bias rounded in the tensor's type
+    (float32 scale and bias), then the function in float64, rounded once: at atanh's pole the rounded
+    argument is -1 (bias 1e-45) and the result -inf where the exact argument gives -52."""
+
+    def compute(self, call, x):
+        a = call.attributes
+        t = x.dtype if x.dtype.kind == "f" else np.float32
+        with np.errstate(all="ignore"):
+            scale, bias = np.asarray(a.get("scale", 1.0)).astype(t), np.asarray(a.get("bias", 0.0)).astype(t)
+            v = ((x.astype(t) * scale).astype(t) + bias).astype(t)
+            return self.function(_function(call))(v.astype(np.float64)).astype(x.dtype)
 
 
 class SinBadRangeReduction(CorrectUnaryMath):
