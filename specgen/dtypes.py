@@ -1,7 +1,12 @@
 """The one table of tensor element types: canonical name, kind, width, numpy type and, for floats,
 the format (precision, exponent range) every numeric module derives its facts from.
 
-bfloat16 comes from ml_dtypes. Each standard's own spelling of a type (FLOAT32, tensor(float),
+bfloat16 and the four float8 formats (ONNX FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ)
+come from ml_dtypes. Where a format departs from IEEE 754's pattern the row says so: no infinity
+(``has_inf``: e4m3fn and the fnuz formats; the exponent field's top value holds numbers there), no
+-0 (``signed_zero``: fnuz, whose 0x80 is its single NaN), a largest finite value below the IEEE
+formula's (``max_value``: e4m3fn's 448 = S.1111.110, since S.1111.111 is its NaN), and the NaN
+pattern a golden value stores (``nan_bits``). Each standard's own spelling of a type (FLOAT32, tensor(float),
 f32) lives in specs/_standards.yaml, not here. Rounding, ULPs, ordering and stepping over these
 formats live in one module, specgen.numerics.ulp.
 """
@@ -23,6 +28,10 @@ class DType:
     precision: int | None = None  # floats: significand bits including the implicit one
     emin: int | None = None  # floats: exponent of the smallest normal
     emax: int | None = None  # floats: exponent of the largest binade
+    has_inf: bool = True  # floats: the format has infinities (an overflow rounds to one); else NaN
+    signed_zero: bool = True  # floats: -0 exists (fnuz: no, 0x80 is NaN; -0 converts to +0)
+    max_value: float | None = None  # floats: the largest finite where it is not IEEE's (e4m3fn: 448)
+    nan_bits: int | None = None  # floats: the stored NaN's bits where a format fixes them (float8)
 
     @property
     def is_float(self) -> bool:
@@ -46,6 +55,8 @@ class DType:
 
     @property
     def max_finite(self) -> float:
+        if self.max_value is not None:
+            return self.max_value
         return math.ldexp(2.0 - math.ldexp(1.0, 1 - self.precision), self.emax)
 
     @property
@@ -63,8 +74,8 @@ class DType:
         return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
 
 
-def _float(name: str, bits: int, np_type, precision: int, emin: int, emax: int) -> DType:
-    return DType(name, "float", bits, np.dtype(np_type), precision, emin, emax)
+def _float(name: str, bits: int, np_type, precision: int, emin: int, emax: int, **facts) -> DType:
+    return DType(name, "float", bits, np.dtype(np_type), precision, emin, emax, **facts)
 
 
 def _int(name: str, kind: str, bits: int, np_type) -> DType:
@@ -78,6 +89,16 @@ DTYPES: dict[str, DType] = {
         _float("float32", 32, np.float32, 24, -126, 127),
         _float("float16", 16, np.float16, 11, -14, 15),
         _float("bfloat16", 16, ml_dtypes.bfloat16, 8, -126, 127),
+        # float8 (OCP 8-bit floating point, ONNX 1.14+; ml_dtypes.finfo gives the same limits): e4m3fn has no
+        # infinity, S.1111.111 is NaN and S.1111.110 = 448 the largest; e5m2 is IEEE-like (inf, NaN, max
+        # 57344); the fnuz ("finite, no negative zero") formats have no infinity and no -0, one NaN 0x80,
+        # and their exponent bias one more (smallest normal 2**-7 and 2**-15)
+        _float("float8e4m3fn", 8, ml_dtypes.float8_e4m3fn, 4, -6, 8, has_inf=False, max_value=448.0, nan_bits=0x7F),
+        _float("float8e4m3fnuz", 8, ml_dtypes.float8_e4m3fnuz, 4, -7, 7, has_inf=False, signed_zero=False,
+               nan_bits=0x80),
+        _float("float8e5m2", 8, ml_dtypes.float8_e5m2, 3, -14, 15, nan_bits=0x7E),
+        _float("float8e5m2fnuz", 8, ml_dtypes.float8_e5m2fnuz, 3, -15, 15, has_inf=False, signed_zero=False,
+               nan_bits=0x80),
         _int("int64", "int", 64, np.int64),
         _int("int32", "int", 32, np.int32),
         _int("int16", "int", 16, np.int16),
@@ -93,6 +114,16 @@ DTYPES: dict[str, DType] = {
 }
 
 FLOAT_DTYPES = tuple(n for n, d in DTYPES.items() if d.is_float)
+
+
+# numpy names of the float formats numpy itself does not have (ml_dtypes': kind "V", not "f")
+ML_FLOAT_NAMES = frozenset(d.numpy.name for d in DTYPES.values() if d.is_float and d.numpy.kind != "f")
+
+
+def is_float_numpy(dtype) -> bool:
+    """Whether a numpy dtype is a float format: numpy's own (kind "f") or ml_dtypes' (bfloat16, float8)."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype.name in ML_FLOAT_NAMES
 
 
 def get(name: str) -> DType:

@@ -99,8 +99,10 @@ def test_outputs_have_the_type_to_names_and_every_pair_is_designed():
     onnx = SPECS["cast"].standards["onnx"]
     latest = onnx.versions[-1]
     assert pairs[("onnx", latest.version)] == {(a, b) for a in latest.dtypes("x") for b in latest.dtypes("y")}
-    # designed_at_ends: the versions inside the run of equal rows have no designed cases of their own
-    assert ("onnx", "19") not in pairs and ("onnx", "6") in pairs and ("onnx", "13") in pairs
+    # designed_at_ends: the versions inside the run of equal rows have no designed cases of their own; 19 is the
+    # first listing the float8 types, whose runs start there
+    assert ("onnx", "21") not in pairs and ("onnx", "6") in pairs and ("onnx", "13") in pairs
+    assert {a for a, _ in pairs[("onnx", "19")]} == set(FLOAT8)
 
 
 def test_designed_values_sit_at_the_target_types_boundaries():
@@ -114,3 +116,73 @@ def test_designed_values_sit_at_the_target_types_boundaries():
     assert {127, 128, -128, -129, 256}.issubset(set(x.tolist()))
     y = case.load()["y"].astype(np.int64).ravel()
     assert y[list(x).index(128)] == -128 and y[list(x).index(256)] == 0  # wrapped, as ONNX's 200 -> -56
+
+
+# float8 targets (ONNX 19+, saturate = 1, the default): from the wider float types in the latest version, and
+# from each float8 type in the first version listing them
+FLOAT8 = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
+TO_FLOAT8 = _cases(LATEST, ("float32", "float16", "bfloat16", "float64"), FLOAT8)
+FROM_FLOAT8 = _cases("19", FLOAT8, ("float32", "float16", "int8", "uint8", "bool") + FLOAT8)
+
+
+def _beyond(case) -> bool:
+    """Whether a case's input holds a value whose rounding to the target passes its largest finite (+-inf too)."""
+    from specgen import dtypes as dt
+
+    d = dt.get(case.attributes["to"])
+    if d.name not in FLOAT8:
+        return False  # saturate applies to float8 targets only
+    x = case.load()["x"].astype(np.float64).ravel()
+    top = d.max_finite + 2.0 ** (d.emax - d.precision + 1) / 2  # ties at the midpoint go to max (even)
+    return bool(np.any(np.abs(x[~np.isnan(x)]) > top) or np.any(np.abs(x[~np.isnan(x)]) == np.inf))
+
+
+def test_the_correct_float8_kernel_passes():
+    bad = [(r.case_id, r.reason) for r in run("CorrectCast", TO_FLOAT8 + FROM_FLOAT8) if r.verdict != PASS]
+    assert bad == []
+
+
+def test_ignoring_saturate_fails_past_the_largest_finite():
+    """inf (e5m2) or NaN (the others) where saturate = 1 gives +-max: each case whose inputs pass the target's
+    range fails there (a NaN for e4m3fn's 1e6 is a failure of its own kind), the others pass."""
+    results = run("IgnoresSaturate", TO_FLOAT8 + FROM_FLOAT8)
+    cases = {c.id: c for c in TO_FLOAT8 + FROM_FLOAT8}
+    for r in results:
+        c = cases[r.case_id]
+        assert r.verdict == (FAIL if _beyond(c) else PASS), (r.case_id, r.verdict, r.reason)
+        if r.verdict == FAIL:
+            x = _worst(r)
+            assert abs(x) > dt_max(c.attributes["to"]), (r.case_id, x)
+    assert sum(r.verdict == FAIL for r in results) >= len(TO_FLOAT8)  # every wider type holds values past them
+
+
+def dt_max(name: str) -> float:
+    from specgen import dtypes as dt
+
+    return dt.get(name).max_finite
+
+
+def test_rounding_toward_zero_fails_at_ties_and_between_values():
+    results = run("TruncatingFloat8", TO_FLOAT8)
+    assert {r.verdict for r in results} == {FAIL}, [(r.case_id, r.verdict) for r in results if r.verdict != FAIL]
+
+
+def test_float64_to_float8_through_float32_fails_for_float64_only():
+    results = run("Float8ThroughFloat32", TO_FLOAT8)
+    by = {(r.case_id.split("/")[2], r.case_id.split("to=")[1].rstrip("]")): r.verdict for r in results}
+    assert {k: v for k, v in by.items() if k[0] == "float64"} == {("float64", t): FAIL for t in FLOAT8}
+    assert {v for k, v in by.items() if k[0] != "float64"} == {PASS}
+
+
+def test_float8_designed_values():
+    """float32 -> e4m3fn holds 448, the tie 464 (to 448, even) and the float32 values either side of it,
+    e4m3fn's subnormal ties, +-inf (to +-448); the golden values say so."""
+    case = next(c for c in TO_FLOAT8 if c.dtype == "float32" and c.attributes["to"] == "float8e4m3fn")
+    t = case.load()
+    x, y = t["x"].astype(np.float64).ravel(), t["y"].astype(np.float64).ravel()
+    got = dict(zip(x.tolist(), y.tolist()))
+    assert got[448.0] == 448.0 and got[464.0] == 448.0 and got[float(np.nextafter(np.float32(464), np.float32(500)))] == 448.0
+    assert got[np.inf] == 448.0 and got[-np.inf] == -448.0
+    sub = 2.0 ** -9
+    assert got[sub / 2] == 0.0 and got[3 * sub / 2] == 2 * sub  # ties between subnormals to even
+    assert np.isnan(y[np.isnan(x)]).all()

@@ -12,7 +12,7 @@ import numpy as np
 
 from specgen import dtypes as dt
 from specgen.generate import rules
-from specgen.generate.corpus import attribute_sets, case_dtypes, crossed, held_values
+from specgen.generate.corpus import LATE_DTYPES, attribute_sets, case_dtypes, crossed, held_values
 from specgen.generate.design import analyse_formula, region_index, regions
 from specgen.numerics.ulp import round_fraction, step
 from specgen.generate.tree import import_generated
@@ -237,11 +237,12 @@ def test_special_values_in_every_float_row():
         key = (c.op, c.standard, c.version, c.dtype)
         if np.isnan(x).any():
             seen[key].add("nan")
-        if (x == np.inf).any() and (x == -np.inf).any():
+        d = dt.get(c.dtype)
+        if ((x == np.inf).any() and (x == -np.inf).any()) or not d.has_inf:  # float8 e4m3fn, fnuz: no inf
             seen[key].add("inf")
-        if any(v == 0 and np.signbit(v) for v in x) and any(v == 0 and not np.signbit(v) for v in x):
-            seen[key].add("zeros")
-        tiny = float(np.finfo(np.float32).tiny) if c.dtype == "bfloat16" else float(np.finfo(dt.get(c.dtype).numpy).tiny)
+        if (any(v == 0 and np.signbit(v) for v in x) or not d.signed_zero) and any(v == 0 and not np.signbit(v) for v in x):
+            seen[key].add("zeros")  # fnuz: no -0
+        tiny = d.min_normal
         if ((np.abs(x) < tiny) & (x != 0)).any():
             seen[key].add("subnormal")
     from specgen.generate.corpus import designs_row
@@ -268,8 +269,8 @@ def test_negative_cases_cover_every_rule_of_every_table_row():
         rules_seen[(c.op, c.standard, c.version)].add(c.tags[1])
     for op, spec, key, std, ver in _rows():
         want = {"unknown-attribute"} if std.info.unknown_attributes == "rejected" else set()
-        # bool counts only for an operator that lists it somewhere (corpus.negative_probes)
-        if [d for d in std.info.dtype_names if d not in ver.dtypes(X[op]) and (d != "bool" or "bool" in spec.all_dtypes())]:
+        # bool and float8 count only for an operator that lists them somewhere (corpus.negative_probes)
+        if [d for d in std.info.dtype_names if d not in ver.dtypes(X[op]) and (d not in LATE_DTYPES or d in spec.all_dtypes())]:
             want.add("dtype")
         r = ver.ranks(X[op])
         if not r.unspecified and (r.max is not None or (r.min or 0) > 0):

@@ -87,7 +87,7 @@ def test_filters(corpus):
     (["--standard", "cuda"], 2, "unknown standard(s) cuda"),
     (["--case", "nothing/*"], 4, "no case matches"),
     (["--timeout", "0"], 2, "--timeout must be positive"),
-    (["--dtype", "float17"], 2, "run: unknown dtype(s) float17 (did you mean float16?); known: float64, float32, float16, bfloat16, int64"),
+    (["--dtype", "float17"], 2, "run: unknown dtype(s) float17 (did you mean float16?); known: float64, float32, float16, bfloat16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int64"),
     (["--dtype", "float17,float32"], 2, "run: unknown dtype(s) float17 (did you mean float16?); known: "),
     (["--op", "softsign", "--dtype", "int8"], 2, "run: dtype(s) int8 not used by softsign; known: "),
     (["--version", "99"], 2, f"run: --version 99 matches no version of any op; known: directml {_known('directml')}; "),

@@ -8,7 +8,19 @@ DTYPE_TO_ONNX = {
     "float32": "FLOAT", "float16": "FLOAT16", "float64": "DOUBLE", "bfloat16": "BFLOAT16",
     "int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64",
     "uint8": "UINT8", "uint16": "UINT16", "uint32": "UINT32", "uint64": "UINT64", "bool": "BOOL",
+    "float8e4m3fn": "FLOAT8E4M3FN", "float8e4m3fnuz": "FLOAT8E4M3FNUZ", "float8e5m2": "FLOAT8E5M2",
+    "float8e5m2fnuz": "FLOAT8E5M2FNUZ",
 }
+# the onnx value-info spelling of each (onnxruntime's NodeArg.type: "tensor(float8e4m3fn)") -> specgen's name
+ONNX_TYPE_STRINGS = {f"tensor({v.lower()})": k for k, v in DTYPE_TO_ONNX.items()}
+
+
+def float8_name(dtype) -> str | None:
+    """specgen's name of an 8-bit float numpy dtype (ml_dtypes.float8_e4m3fn ...), else None."""
+    from specgen.dtypes import DTYPES
+
+    d = next((d for d in DTYPES.values() if d.numpy == np.dtype(dtype)), None)
+    return d.name if d is not None and d.is_float and d.bits == 8 else None
 
 
 def onnx_specs(specs: dict):
@@ -78,6 +90,10 @@ def _initializer(name: str, arr: np.ndarray):
     if arr.dtype.name == "bfloat16":  # numpy_helper has no bfloat16: its bits, as onnx stores them
         return helper.make_tensor(name, TensorProto.BFLOAT16, list(arr.shape),
                                   arr.reshape(-1).view(np.uint16).tobytes(), raw=True)
+    f8 = float8_name(arr.dtype)
+    if f8 is not None:  # nor float8: its bytes, one per element, as onnx stores them
+        return helper.make_tensor(name, getattr(TensorProto, DTYPE_TO_ONNX[f8]), list(arr.shape),
+                                  np.ascontiguousarray(arr).reshape(-1).view(np.uint8).tobytes(), raw=True)
     return numpy_helper.from_array(arr, name)
 
 

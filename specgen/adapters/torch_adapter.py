@@ -16,6 +16,10 @@ from specgen.adapters import torch_ops
 from specgen.adapters.base import Adapter, Unsupported
 
 
+# the float8 types torch and ml_dtypes both name this way (torch.float8_e4m3fn, ml_dtypes.float8_e4m3fn)
+_FLOAT8 = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
+
+
 class TorchAdapter(Adapter):
     description = "PyTorch CPU: torch functions as subsets of the specs (mapping: specgen/adapters/torch_ops.yaml)"
     requires = ("torch",)
@@ -62,6 +66,8 @@ class TorchAdapter(Adapter):
         torch = self._torch
         if arr.dtype.name == "bfloat16":
             return torch.from_numpy(np.require(arr, requirements="C").view(np.uint16).astype(np.int16)).view(torch.bfloat16)
+        if arr.dtype.name in _FLOAT8:  # torch.from_numpy takes no ml_dtypes float8: the bytes, viewed as torch's type
+            return torch.from_numpy(np.require(arr, requirements="C").view(np.uint8)).view(getattr(torch, arr.dtype.name))
         return torch.from_numpy(arr)  # keeps strides (non-contiguous views stay views)
 
     def _numpy(self, t):
@@ -69,6 +75,9 @@ class TorchAdapter(Adapter):
 
         if t.dtype == self._torch.bfloat16:
             return t.contiguous().view(self._torch.int16).numpy().view(ml_dtypes.bfloat16)
+        name = str(t.dtype).removeprefix("torch.")
+        if name in _FLOAT8:  # nor does Tensor.numpy() give one
+            return t.contiguous().view(self._torch.uint8).numpy().view(getattr(ml_dtypes, name))
         return t.numpy()
 
     def _entry(self, call) -> torch_ops.Entry:
@@ -95,7 +104,7 @@ class TorchAdapter(Adapter):
             return y
         if call.in_place:
             out = next(iter(call.out.values()))
-            if out.dtype.name == "bfloat16":
+            if out.dtype.name == "bfloat16" or out.dtype.name in _FLOAT8:
                 out[...] = self._numpy(y)
             else:
                 self._tensor(out).copy_(y)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from specgen import dtypes as dt
 from specgen.exports import LOST, case_dir_name
 
 
@@ -19,9 +20,10 @@ def export(cases, specs: dict, out: Path) -> dict:
         arrays = {}
         stored_as = {}
         for name, arr in data.items():
-            if arr.dtype.name == "bfloat16":
-                arrays[name] = np.require(arr, requirements="C").view(np.uint16)
-                stored_as[name] = "uint16 bits of bfloat16"
+            if arr.dtype.kind != "f" and dt.is_float_numpy(arr.dtype):  # bfloat16, float8: npz has no such type
+                d = dt.by_numpy(arr.dtype)
+                arrays[name] = np.require(arr, requirements="C").view(d.uint_view)
+                stored_as[name] = f"uint{d.bits} bits of {d.name}"
             else:
                 arrays[name] = np.require(arr, requirements="C")
         fname = case_dir_name(case.id, taken) + ".npz"

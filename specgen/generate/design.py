@@ -54,7 +54,9 @@ def specials(dtype: str) -> np.ndarray:
         return np.array(vals, dtype=object).astype(d.numpy)
     f = FORMATS[dtype]
     mags = [f.min_subnormal, f.min_normal - f.min_subnormal, f.min_normal, f.max_finite, 1.0]
-    vals = [0.0, -0.0, np.inf, -np.inf, np.nan] + [s * float(m) for m in mags for s in (1.0, -1.0)]
+    # a format without infinities or -0 (float8 e4m3fn, the fnuz formats) holds only the values it has
+    vals = [0.0] + ([-0.0] if f.signed_zero else []) + ([np.inf, -np.inf] if f.has_inf else []) + [np.nan] \
+        + [s * float(m) for m in mags for s in (1.0, -1.0)]
     return np.array(vals, dtype=np.float64).astype(d.numpy)
 
 

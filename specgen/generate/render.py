@@ -107,6 +107,10 @@ def reference_module(env: jinja2.Environment, spec) -> str:
         "integer_converter": Code(_INT_CONVERTERS.get(rounding, "int")),
         "integer_overflow": overflow.default[0] if overflow else "unspecified",
         "output_from": _output_from(spec, choice),
+        # ml_dtypes formats besides bfloat16 the spec's tables list (float8): numpy names them by their own
+        # spelling (float8_e4m3fn), rounded like bfloat16 through a round-to-odd float32 step
+        "ml_floats": {d: dt.get(d).numpy.name for d in all_dtypes
+                      if dt.get(d).is_float and dt.get(d).bits == 8},
         "formula_block": _formula_block(formulas, inputs + attrs, bool(integer), spec),
         "choice": choice,
         "choices": {k: _accepted(s, spec) for k, s in spec.standards.items()} if choice else {},

@@ -12,6 +12,7 @@ benchmarks (benchmarks/bench_accumulate.py), not corpus cases.
 """
 from __future__ import annotations
 
+from specgen.dtypes import is_float_numpy
 from specgen.indexing.design import LENGTHS, cases
 from specgen.indexing.run import expected
 from specgen.numerics.ulp import canonical_nan
@@ -48,7 +49,7 @@ def write(spec, writer, stats=None) -> None:
                 tensors = dict(inputs)
                 if case.kind == "positive":
                     golden, _ = expected(spec, case, inputs)
-                    tensors.update({name: canonical_nan(a) if a.dtype.kind == "f" or a.dtype.name == "bfloat16" else a
+                    tensors.update({name: canonical_nan(a) if is_float_numpy(a.dtype) else a
                                     for name, a in golden.items()})
                 shapes = {name: list(a.shape) for name, a in tensors.items()}
                 for name in spec.outputs:  # a must-reject case stores its inputs only; its outputs' shapes are unknown

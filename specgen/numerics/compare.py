@@ -1002,8 +1002,9 @@ def exact_enclosure(e: np.ndarray, f) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(all="ignore"):
         down = U.next_down(v, f.name).astype(np.float64)
         up = U.next_up(v, f.name).astype(np.float64)
-        down = np.where(np.isinf(down), e - (up - e), down)  # -max: the cell is symmetric
-        up = np.where(np.isinf(up), e + (e - down), up)  # +max
+        # -max: the cell is symmetric (a format without infinity, float8 e4m3fn, steps to NaN there)
+        down = np.where(~np.isfinite(down), e - (up - e), down)
+        up = np.where(~np.isfinite(up), e + (e - down), up)  # +max
         if f.bits == 64:
             return down, up
         return (down + e) / 2, (e + up) / 2

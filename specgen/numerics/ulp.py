@@ -15,7 +15,13 @@ Definitions (docs/error-model.md; the OpenCL CTS convention):
   and float64 -> float16 casts round once (correct); ml_dtypes' float64 -> bfloat16 cast goes
   through float32 and rounds twice (1.00390625 + 2**-40 becomes 1.0, not 1.0078125), so bfloat16
   goes through a round-to-odd float32 step, which makes the second rounding exact (Boldo-Melquiond:
-  round-to-odd to >= p + 2 bits, then round-to-nearest, equals one rounding).
+  round-to-odd to >= p + 2 bits, then round-to-nearest, equals one rounding). ml_dtypes' float64 ->
+  float8 casts (0.6.0: e4m3fn, e4m3fnuz, e5m2, e5m2fnuz) go through float32 as well and round twice
+  (float64 431.99999999999994, just below the midpoint 432 of e4m3fn's 416 and 448, becomes 448, not
+  416), so float8 takes the same round-to-odd float32 step; its float32 -> float8 cast rounds once
+  (checked against round_fraction on every float8 midpoint and its float32 and float64 neighbours,
+  subnormal ties included, and on random values: tests/test_float8.py). An overflow gives the format's own result: inf (e5m2)
+  or NaN (formats without infinity: `has_inf`), -0 gives +0 in the fnuz formats (`signed_zero`).
 """
 from __future__ import annotations
 
@@ -162,7 +168,8 @@ def step(values, k: int, dtype: str) -> np.ndarray:
     if not d.is_float:
         lo, hi = d.int_range
         return np.array([min(max(int(v) + k, lo), hi) for v in np.asarray(values).ravel()], dtype=object).astype(d.numpy)
-    inf_o = int(ordered(np.array([np.inf]).astype(d.numpy), d)[0])
+    top = np.inf if d.has_inf else d.max_finite  # a format without infinity stops at its largest finite
+    inf_o = int(ordered(np.array([top]).astype(d.numpy), d)[0])
     o = np.clip(ordered(np.asarray(values).astype(d.numpy), d) + k, -inf_o, inf_o)
     return from_ordered(o, d)
 
@@ -209,7 +216,7 @@ def decimal(value, dtype) -> str:
     x = float(v)
     if not math.isfinite(x):
         return str(x)
-    if f.bits == 16:
+    if f.bits <= 16:
         text = repr(x)
         return text.removesuffix(".0")
     if x != 0 and not 1e-4 <= abs(x) < 1e16:
@@ -244,11 +251,12 @@ def canonical_nan(values: np.ndarray) -> np.ndarray:
 
 
 def round_to(values, dtype) -> np.ndarray:
-    """float64 values (taken as exact) rounded once, to nearest even, to a float dtype."""
+    """float64 values (taken as exact) rounded once, to nearest even, to a float dtype (float8: an
+    overflow is the format's inf or NaN, has_inf; no -0 in the fnuz formats)."""
     f = fmt(dtype)
     v = np.asarray(values, dtype=np.float64)
     with np.errstate(all="ignore"):
-        if f.name == "bfloat16":
+        if f.name == "bfloat16" or f.bits == 8:
             # overflow: float32 round-to-odd keeps huge values finite; bfloat16 RN then overflows
             # exactly where one rounding would (max_finite + half ulp and beyond)
             return _round_to_odd_float32(v).astype(f.numpy)
@@ -258,9 +266,10 @@ def round_to(values, dtype) -> np.ndarray:
 def round_fraction(q, dtype, mode: str = "nearest_even"):
     """An exact value (int, Fraction, float, or mpmath mpf) rounded once to ``dtype``.
 
-    Floats: round-to-nearest-even with gradual underflow and overflow to inf, returned as a
-    Python float (exact for every float dtype); zeros keep the sign of ``q`` (an exact zero gives
-    +0.0: the caller decides the sign of exact zeros). Integers: ``mode`` (INTEGER_ROUNDINGS), an
+    Floats: round-to-nearest-even with gradual underflow and overflow to inf (NaN in a format
+    without infinity: float8 e4m3fn and the fnuz formats), returned as a Python float (exact for
+    every float dtype); zeros keep the sign of ``q`` (an exact zero gives +0.0: the caller decides
+    the sign of exact zeros; a format without -0 gives +0.0). Integers: ``mode`` (INTEGER_ROUNDINGS), an
     int, no saturation here (see ``int_range``)."""
     d = DTYPES[dtype] if isinstance(dtype, str) and dtype in DTYPES else fmt(dtype)
     if not isinstance(q, (int, Fraction, float)):
@@ -270,8 +279,10 @@ def round_fraction(q, dtype, mode: str = "nearest_even"):
     if not d.is_float:
         return round_integer(Fraction(q), mode)
     if isinstance(q, float):
+        if math.isinf(q) and not d.has_inf:
+            return math.nan
         if not math.isfinite(q) or q == 0:
-            return q
+            return 0.0 if q == 0 and not d.signed_zero else q
         q = Fraction(q)
     if q == 0:
         return 0.0
@@ -285,7 +296,9 @@ def round_fraction(q, dtype, mode: str = "nearest_even"):
         m += 1
     result = Fraction(m) / Fraction(2) ** shift if shift >= 0 else Fraction(m) * Fraction(2) ** -shift
     if result > Fraction(d.max_finite):
-        return sign * math.inf
+        return sign * math.inf if d.has_inf else math.nan
+    if result == 0 and not d.signed_zero:
+        return 0.0
     return math.copysign(float(result), sign)
 
 

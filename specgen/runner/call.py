@@ -48,7 +48,7 @@ def fill_values(dtype, count: int) -> np.ndarray:
     a guard (a wrong stride, a wrong walk order, a read past the end) computes from these, not
     from the right numbers by luck."""
     dt = np.dtype(dtype)
-    if dt.kind == "f" or dt.name == "bfloat16":
+    if _dt.is_float_numpy(dt):
         import ml_dtypes  # its finfo knows bfloat16 too
 
         info = ml_dtypes.finfo(dt)
@@ -101,7 +101,13 @@ def laid_out(values: np.ndarray, strides: list[int] | None) -> tuple[np.ndarray,
     mask = np.zeros(len(buffer), dtype=bool)
     byte_strides = [s * itemsize for s in strides]
     start = GUARD - lo
-    view = np.lib.stride_tricks.as_strided(buffer[start:], shape=shape, strides=byte_strides)
+    if itemsize == 1 and _dt.is_float_numpy(values.dtype):
+        # as_strided rebuilds the array from its __array_interface__, whose typestr ("<f1") numpy cannot read
+        # back for ml_dtypes' float8: stride the bytes and view them as the type (a view of a view)
+        view = np.lib.stride_tricks.as_strided(buffer.view(np.uint8)[start:], shape=shape,
+                                               strides=byte_strides).view(values.dtype)
+    else:
+        view = np.lib.stride_tricks.as_strided(buffer[start:], shape=shape, strides=byte_strides)
     np.lib.stride_tricks.as_strided(mask[start:], shape=shape, strides=strides)[...] = True
     view[...] = values
     return view, Memory(buffer, mask)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from specgen.dtypes import is_float_numpy
+
 CATEGORIES = ("nan_input", "pos_inf_input", "neg_inf_input", "zero_result", "subnormal_input",
               "subnormal_result", "integer_extremes", "bfloat16_rounding", "reading",
               # accumulating operators (specgen.indexing.judge.profile), per case: the accumulation type a
@@ -29,14 +31,14 @@ MAX_VALUES = 6  # distinct output values named per category before "other"
 
 
 def _is_float(a: np.ndarray) -> bool:
-    return a.dtype.kind == "f" or a.dtype.name == "bfloat16"
+    return is_float_numpy(a.dtype)
 
 
 def _tiny(dtype) -> float:
     import ml_dtypes
 
-    if np.dtype(dtype).name == "bfloat16":
-        return float(ml_dtypes.finfo(ml_dtypes.bfloat16).tiny)
+    if np.dtype(dtype).kind != "f":  # bfloat16, float8: ml_dtypes' finfo
+        return float(ml_dtypes.finfo(np.dtype(dtype)).tiny)
     return float(np.finfo(dtype).tiny)
 
 

@@ -16,6 +16,7 @@ import hashlib
 
 import numpy as np
 
+from specgen import dtypes as dt
 from specgen.vectors.codec import case_seed, to_bytes
 
 GENERATOR = "gather"
@@ -89,7 +90,7 @@ def _different(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Elementwise: different values (bits; any NaN equals any NaN)."""
     bits = a.view(np.uint8).reshape(len(a), -1) != b.view(np.uint8).reshape(len(b), -1)
     diff = bits.any(axis=1)
-    if a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+    if dt.is_float_numpy(a.dtype):
         na, nb = np.isnan(a.astype(np.float64)), np.isnan(b.astype(np.float64))
         diff = np.where(na | nb, na != nb, diff)
     return diff

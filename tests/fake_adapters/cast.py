@@ -6,12 +6,25 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import ml_dtypes
 import numpy as np
 
 from specgen.adapters.base import Adapter, Claim
 
-FLOATS = ("float64", "float32", "float16", "bfloat16")
+from specgen import dtypes as dt
+from specgen.numerics import ulp as U
+
+FLOAT8 = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
+FLOATS = ("float64", "float32", "float16", "bfloat16") + FLOAT8
+
+
+def _odd32(w: np.ndarray) -> np.ndarray:
+    """float64 -> float32 rounded to odd: one more rounding to a type of 16 bits or fewer is then one rounding."""
+    t = w.astype(np.float32)
+    back = t.astype(np.float64)
+    inexact = (back != w) & np.isfinite(w)
+    t = np.where(inexact & (np.abs(back) > np.abs(w)), np.nextafter(t, np.float32(0)), t)
+    bits = np.where(inexact, t.view(np.uint32) | np.uint32(1), t.view(np.uint32)).astype(np.uint32)
+    return bits.view(np.float32)
 
 
 def _odd64(v: float | int) -> float:
@@ -37,13 +50,26 @@ class CorrectCast(Adapter):
         return [Claim(op="cast", standard="*")] if "cast" in self.specs else []
 
     # -- the parts a wrong kernel replaces
+    def saturate(self, w: np.ndarray, out: np.dtype) -> np.ndarray:
+        """ONNX saturate = 1 (the default): a float8 target's out-of-range values, +-inf included, to +-max."""
+        big = dt.by_numpy(out).max_finite
+        return np.clip(w, -big, big)
+
+    def to_float8(self, w: np.ndarray, out: np.dtype) -> np.ndarray:
+        """float64 (exact, or rounded to odd) -> float8: saturated, then one rounding to nearest even."""
+        return _odd32(self.saturate(w, out)).astype(out)
+
     def to_float(self, x: np.ndarray, out: np.dtype) -> np.ndarray:
+        float8 = dt.by_numpy(out).bits == 8
         if x.dtype.kind in "iub":
             vals = [int(v) for v in x.ravel()]
             if out == np.float64:
                 return np.array([float(v) for v in vals], dtype=out).reshape(x.shape)
-            return np.array([_odd64(v) for v in vals], dtype=np.float64).astype(out).reshape(x.shape)
+            w = np.array([_odd64(v) for v in vals], dtype=np.float64).reshape(x.shape)
+            return self.to_float8(w, out) if float8 else w.astype(out)
         w = x.astype(np.float64)
+        if float8:
+            return self.to_float8(w, out)
         if out in (np.float64, np.float32, np.float16) or w.dtype == out:
             return w.astype(out)  # numpy's float64 -> float32 / float16 is one correct rounding
         # bfloat16: round to odd into float32 (ml_dtypes' float64 -> bfloat16 goes through float32 by nearest)
@@ -66,7 +92,7 @@ class CorrectCast(Adapter):
     def run(self, call):
         x = np.asarray(next(iter(call.inputs.values())))
         out = next(iter(call.outputs.values()))
-        dtype = np.dtype(ml_dtypes.bfloat16) if out.dtype == "bfloat16" else np.dtype(out.dtype)
+        dtype = dt.get(out.dtype).numpy
         with np.errstate(all="ignore"):
             if out.dtype == "bool":
                 return self.to_bool(x.astype(np.float64) if x.dtype.kind not in "iub" else x)
@@ -91,7 +117,7 @@ class NaNToIntMin(CorrectCast):
         y = super().run(call)
         x = np.asarray(next(iter(call.inputs.values())))
         out = next(iter(call.outputs.values()))
-        if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
+        if dt.is_float_numpy(x.dtype):
             if out.dtype not in FLOATS and out.dtype != "bool":
                 info = np.iinfo(y.dtype)
                 out_of_range = [not math.isfinite(v) or not int(info.min) <= int(v) <= int(info.max)
@@ -129,3 +155,34 @@ class DoubleRounding(CorrectCast):
         if x.dtype == np.float64 and out != np.float64:
             return x.astype(np.float32).astype(out)
         return super().to_float(x, out)
+
+
+class IgnoresSaturate(CorrectCast):
+    """Float8 targets without ONNX's saturate = 1: an out-of-range value and +-inf overflow as the format
+    does (ml_dtypes' non-saturating conversion: e4m3fn and the fnuz types NaN, e5m2 +-inf) where the
+    standard gives +-max."""
+
+    def saturate(self, w, out):
+        return w
+
+
+class TruncatingFloat8(CorrectCast):
+    """Float8 targets rounded toward zero instead of to nearest even (the result of the correct rounding
+    stepped one value toward zero wherever it lies farther from zero than the input)."""
+
+    def to_float8(self, w, out):
+        r = super().to_float8(w, out)
+        name = dt.by_numpy(out).name
+        r64 = r.astype(np.float64)
+        s = self.saturate(w, out)
+        away = np.isfinite(r64) & np.isfinite(s) & (np.abs(r64) > np.abs(s))
+        toward = np.where(r64 > 0, U.next_down(r, name), U.next_up(r, name))
+        return np.where(away, toward, r).astype(out)
+
+
+class Float8ThroughFloat32(CorrectCast):
+    """Float64 to a float8 type through float32 by nearest (ml_dtypes' own float64 -> float8 cast): rounded
+    twice."""
+
+    def to_float8(self, w, out):
+        return self.saturate(w, out).astype(np.float32).astype(out)
