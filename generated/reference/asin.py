@@ -66,7 +66,13 @@ def asin(x, scale=None, bias=None, *, standard='onnx', version=None):
     _check_dtype(standard, version, _inputs[0].dtype)
     _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
-        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+        with np.errstate(over="ignore"):  # an option beyond the type's range casts to +-inf, as the standard says
+            _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    elif standard in CAST_TO_INPUT and _inputs[0].dtype.kind in "iu":
+        # WebNN's ConvertToInt: NaN is 0, clamped to the type's range, rounded to nearest even
+        _lo, _hi = np.iinfo(_inputs[0].dtype).min, np.iinfo(_inputs[0].dtype).max
+        _attrs = {k: 0.0 if np.isnan(v) else float(_lo) if v <= _lo else float(_hi) if v >= _hi else float(round(v)) + 0.0
+                  for k, v in _attrs.items()}
     _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
         # float64 tensors in the platform's long double where it is wider (x87's 80 bits: exp(x / alpha)

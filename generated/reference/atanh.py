@@ -25,48 +25,61 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
     ml_dtypes = None
 
 OPERATOR = 'Atanh'
-ATTRIBUTES = []
+ATTRIBUTES = ['scale', 'bias']
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'onnx': {}}
+DEFAULTS = {'directml': {'scale': 1.0, 'bias': 0.0}, 'onnx': {'scale': 1.0, 'bias': 0.0}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'onnx': 'applied'}
+DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied'}
 # Per standard and version: the dtypes its table lists.
-DTYPES = {'onnx': {'9': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']}}
+DTYPES = {'directml': {'2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']},
+ 'onnx': {'9': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']}}
 # Per standard and version: the dtypes its table lists for the output.
-OUTPUT_DTYPES = {'onnx': {'9': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']}}
+OUTPUT_DTYPES = {'directml': {'2_0': ['float32', 'float16'], '3_0': ['float32', 'float16']},
+ 'onnx': {'9': ['float64', 'float32', 'float16'], '22': ['bfloat16', 'float64', 'float32', 'float16']}}
 # Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
-OUTPUT_SOURCE = {'onnx': 0}
+OUTPUT_SOURCE = {'directml': 0, 'onnx': 0}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
 CAST_TO_INPUT = []
 
 
-def _formula(x):
+def _formula(x, scale, bias):
     return np.arctanh(x)
 
 
+# directml: atanh((scale * x + bias))
+def _formula_directml(x, scale, bias):
+    return np.arctanh(scale * x + bias)
+
+
 # The formula each standard defines.
-FORMULA = {'onnx': _formula}
+FORMULA = {'onnx': _formula, 'directml': _formula_directml}
 
 
-def atanh(x, *, standard='onnx', version=None):
-    """Atanh of ``x`` as ``standard`` (onnx) defines it; ``version``
+def atanh(x, scale=None, bias=None, *, standard='onnx', version=None):
+    """Atanh of ``x`` as ``standard`` (directml, onnx) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]
-    _attrs = _attributes(standard, {})
+    _attrs = _attributes(standard, {'scale': scale, 'bias': bias})
     _check_dtype(standard, version, _inputs[0].dtype)
     _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
-        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+        with np.errstate(over="ignore"):  # an option beyond the type's range casts to +-inf, as the standard says
+            _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    elif standard in CAST_TO_INPUT and _inputs[0].dtype.kind in "iu":
+        # WebNN's ConvertToInt: NaN is 0, clamped to the type's range, rounded to nearest even
+        _lo, _hi = np.iinfo(_inputs[0].dtype).min, np.iinfo(_inputs[0].dtype).max
+        _attrs = {k: 0.0 if np.isnan(v) else float(_lo) if v <= _lo else float(_hi) if v >= _hi else float(round(v)) + 0.0
+                  for k, v in _attrs.items()}
     _fn = FORMULA[standard]
     with np.errstate(all="ignore"):
         # float64 tensors in the platform's long double where it is wider (x87's 80 bits: exp(x / alpha)
         # for x / alpha up to 11356, x / alpha down to 1e-4951); elsewhere float64 as for the others
         _work = np.longdouble if _inputs[0].dtype == np.float64 else np.float64
         _wide = np.broadcast_arrays(*[_v.astype(_work) for _v in _inputs])
-        _y = _fn(*_wide)
+        _y = _fn(*_wide, _attrs['scale'], _attrs['bias'])
         return _narrow(np.asarray(_y, dtype=_work), _out)
 
 

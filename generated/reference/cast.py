@@ -16,6 +16,10 @@ to=uint32: x
 to=uint16: x
 to=uint8: x
 to=bool: 1 if x != 0 else 0
+to=float8e4m3fn: clamp(x, -448, 448)
+to=float8e4m3fnuz: clamp(x, -240, 240)
+to=float8e5m2: clamp(x, -57344, 57344)
+to=float8e5m2fnuz: clamp(x, -57344, 57344)
 
 Standalone (numpy; ml_dtypes for bfloat16) so that backend teams can vendor it. Attributes are
 rounded to float32 (their storage type) before use. Float tensors are computed in float64 (float64
@@ -62,7 +66,11 @@ CHOICES = {'onnx': {'float32': 1,
           'float64': 11,
           'uint32': 12,
           'uint64': 13,
-          'bfloat16': 16},
+          'bfloat16': 16,
+          'float8e4m3fn': 17,
+          'float8e4m3fnuz': 18,
+          'float8e5m2': 19,
+          'float8e5m2fnuz': 20},
  'webnn': {'float32': 'float32',
            'float16': 'float16',
            'int32': 'int32',
@@ -122,7 +130,11 @@ DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '21': ['float16',
                  'float32',
                  'float64',
@@ -135,7 +147,11 @@ DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '23': ['float16',
                  'float32',
                  'float64',
@@ -148,7 +164,11 @@ DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '24': ['float16',
                  'float32',
                  'float64',
@@ -161,7 +181,11 @@ DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '25': ['float16',
                  'float32',
                  'float64',
@@ -174,7 +198,11 @@ DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '28': ['float16',
                  'float32',
                  'float64',
@@ -187,7 +215,11 @@ DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16']},
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz']},
  'webnn': {'2026-06-26': ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8']}}
 # Per standard and version: the dtypes its table lists for the output.
 OUTPUT_DTYPES = {'onnx': {'6': ['float16',
@@ -239,7 +271,11 @@ OUTPUT_DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '21': ['float16',
                  'float32',
                  'float64',
@@ -252,7 +288,11 @@ OUTPUT_DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '23': ['float16',
                  'float32',
                  'float64',
@@ -265,7 +305,11 @@ OUTPUT_DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '24': ['float16',
                  'float32',
                  'float64',
@@ -278,7 +322,11 @@ OUTPUT_DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '25': ['float16',
                  'float32',
                  'float64',
@@ -291,7 +339,11 @@ OUTPUT_DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16'],
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz'],
           '28': ['float16',
                  'float32',
                  'float64',
@@ -304,12 +356,21 @@ OUTPUT_DTYPES = {'onnx': {'6': ['float16',
                  'uint32',
                  'uint64',
                  'bool',
-                 'bfloat16']},
+                 'bfloat16',
+                 'float8e4m3fn',
+                 'float8e4m3fnuz',
+                 'float8e5m2',
+                 'float8e5m2fnuz']},
  'webnn': {'2026-06-26': ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8']}}
 # Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
 OUTPUT_SOURCE = {'onnx': None, 'webnn': None}
 # The output's data type is the value of this attribute (the operator's spelling: a dtype name).
 OUTPUT_FROM = 'to'
+# ml_dtypes' float8 types by the operator's dtype name (an overflow is NaN where a format has no infinity).
+ML_FLOATS = {'float8e4m3fn': 'float8_e4m3fn',
+ 'float8e4m3fnuz': 'float8_e4m3fnuz',
+ 'float8e5m2': 'float8_e5m2',
+ 'float8e5m2fnuz': 'float8_e5m2fnuz'}
 # What an integer result out of the output type's range becomes (the spec's integer_overflow for integer inputs).
 INTEGER_OVERFLOW = 'wrap'
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
@@ -436,9 +497,45 @@ def _formula_exact_bool(x):
     return np.where(x != Fraction('0'), Fraction('1'), Fraction('0'))
 
 
+# to=float8e4m3fn: clamp(x, -448, 448)
+def _formula_float8e4m3fn(x):
+    return np.minimum(np.maximum(x, -448.0), 448.0)
+
+
+def _formula_exact_float8e4m3fn(x):
+    return np.minimum(np.maximum(x, -Fraction('448')), Fraction('448'))
+
+
+# to=float8e4m3fnuz: clamp(x, -240, 240)
+def _formula_float8e4m3fnuz(x):
+    return np.minimum(np.maximum(x, -240.0), 240.0)
+
+
+def _formula_exact_float8e4m3fnuz(x):
+    return np.minimum(np.maximum(x, -Fraction('240')), Fraction('240'))
+
+
+# to=float8e5m2: clamp(x, -57344, 57344)
+def _formula_float8e5m2(x):
+    return np.minimum(np.maximum(x, -57344.0), 57344.0)
+
+
+def _formula_exact_float8e5m2(x):
+    return np.minimum(np.maximum(x, -Fraction('57344')), Fraction('57344'))
+
+
+# to=float8e5m2fnuz: clamp(x, -57344, 57344)
+def _formula_float8e5m2fnuz(x):
+    return np.minimum(np.maximum(x, -57344.0), 57344.0)
+
+
+def _formula_exact_float8e5m2fnuz(x):
+    return np.minimum(np.maximum(x, -Fraction('57344')), Fraction('57344'))
+
+
 # The formula each standard defines, by the value of 'to' it is chosen by.
-FORMULA = {'onnx': {'float64': _formula_float64, 'float32': _formula_float32, 'float16': _formula_float16, 'bfloat16': _formula_bfloat16, 'int64': _formula_int64, 'int32': _formula_int32, 'int16': _formula_int16, 'int8': _formula_int8, 'uint64': _formula_uint64, 'uint32': _formula_uint32, 'uint16': _formula_uint16, 'uint8': _formula_uint8, 'bool': _formula_bool}, 'webnn': {'float32': _formula_float32, 'float16': _formula_float16, 'int64': _formula_int64, 'int32': _formula_int32, 'int8': _formula_int8, 'uint64': _formula_uint64, 'uint32': _formula_uint32, 'uint8': _formula_uint8}}
-FORMULA_EXACT = {'onnx': {'float64': _formula_exact_float64, 'float32': _formula_exact_float32, 'float16': _formula_exact_float16, 'bfloat16': _formula_exact_bfloat16, 'int64': _formula_exact_int64, 'int32': _formula_exact_int32, 'int16': _formula_exact_int16, 'int8': _formula_exact_int8, 'uint64': _formula_exact_uint64, 'uint32': _formula_exact_uint32, 'uint16': _formula_exact_uint16, 'uint8': _formula_exact_uint8, 'bool': _formula_exact_bool}, 'webnn': {'float32': _formula_exact_float32, 'float16': _formula_exact_float16, 'int64': _formula_exact_int64, 'int32': _formula_exact_int32, 'int8': _formula_exact_int8, 'uint64': _formula_exact_uint64, 'uint32': _formula_exact_uint32, 'uint8': _formula_exact_uint8}}
+FORMULA = {'onnx': {'float64': _formula_float64, 'float32': _formula_float32, 'float16': _formula_float16, 'bfloat16': _formula_bfloat16, 'int64': _formula_int64, 'int32': _formula_int32, 'int16': _formula_int16, 'int8': _formula_int8, 'uint64': _formula_uint64, 'uint32': _formula_uint32, 'uint16': _formula_uint16, 'uint8': _formula_uint8, 'bool': _formula_bool, 'float8e4m3fn': _formula_float8e4m3fn, 'float8e4m3fnuz': _formula_float8e4m3fnuz, 'float8e5m2': _formula_float8e5m2, 'float8e5m2fnuz': _formula_float8e5m2fnuz}, 'webnn': {'float32': _formula_float32, 'float16': _formula_float16, 'int64': _formula_int64, 'int32': _formula_int32, 'int8': _formula_int8, 'uint64': _formula_uint64, 'uint32': _formula_uint32, 'uint8': _formula_uint8}}
+FORMULA_EXACT = {'onnx': {'float64': _formula_exact_float64, 'float32': _formula_exact_float32, 'float16': _formula_exact_float16, 'bfloat16': _formula_exact_bfloat16, 'int64': _formula_exact_int64, 'int32': _formula_exact_int32, 'int16': _formula_exact_int16, 'int8': _formula_exact_int8, 'uint64': _formula_exact_uint64, 'uint32': _formula_exact_uint32, 'uint16': _formula_exact_uint16, 'uint8': _formula_exact_uint8, 'bool': _formula_exact_bool, 'float8e4m3fn': _formula_exact_float8e4m3fn, 'float8e4m3fnuz': _formula_exact_float8e4m3fnuz, 'float8e5m2': _formula_exact_float8e5m2, 'float8e5m2fnuz': _formula_exact_float8e5m2fnuz}, 'webnn': {'float32': _formula_exact_float32, 'float16': _formula_exact_float16, 'int64': _formula_exact_int64, 'int32': _formula_exact_int32, 'int8': _formula_exact_int8, 'uint64': _formula_exact_uint64, 'uint32': _formula_exact_uint32, 'uint8': _formula_exact_uint8}}
 
 
 def cast(x, to=None, *, standard='onnx', version=None):
@@ -451,7 +548,13 @@ def cast(x, to=None, *, standard='onnx', version=None):
     _out = _output_dtype(standard, version, _inputs)
     _out = _named_dtype(_choose(standard, to))
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
-        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+        with np.errstate(over="ignore"):  # an option beyond the type's range casts to +-inf, as the standard says
+            _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    elif standard in CAST_TO_INPUT and _inputs[0].dtype.kind in "iu":
+        # WebNN's ConvertToInt: NaN is 0, clamped to the type's range, rounded to nearest even
+        _lo, _hi = np.iinfo(_inputs[0].dtype).min, np.iinfo(_inputs[0].dtype).max
+        _attrs = {k: 0.0 if np.isnan(v) else float(_lo) if v <= _lo else float(_hi) if v >= _hi else float(round(v)) + 0.0
+                  for k, v in _attrs.items()}
     if all(_v.dtype.kind in "iub" for _v in _inputs):
         return _integer(_inputs, _attrs, FORMULA_EXACT[standard][_choose(standard, to)], _out)
     _fn = FORMULA[standard][_choose(standard, to)]
@@ -512,6 +615,9 @@ def _choose(standard, value):
 def _dtype_name(dtype):
     if ml_dtypes is not None and dtype == np.dtype(ml_dtypes.bfloat16):
         return "bfloat16"
+    for _name, _ml in ML_FLOATS.items():
+        if ml_dtypes is not None and dtype == np.dtype(getattr(ml_dtypes, _ml)):
+            return _name
     return np.dtype(dtype).name
 
 
@@ -528,7 +634,9 @@ def _output_dtype(standard, version, inputs):
 
 
 def _named_dtype(name):
-    """The numpy dtype of a dtype name (bfloat16 from ml_dtypes)."""
+    """The numpy dtype of a dtype name (bfloat16 and float8 from ml_dtypes)."""
+    if name in ML_FLOATS:
+        return np.dtype(getattr(ml_dtypes, ML_FLOATS[name]))
     return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
@@ -545,10 +653,11 @@ def _check_dtype(standard, version, dtype):
 
 def _narrow(y, dtype):
     """float64 -> dtype, rounded once to nearest even."""
-    if _dtype_name(dtype) == "bfloat16" or (y.dtype == np.longdouble and y.dtype != np.float64
+    if _dtype_name(dtype) == "bfloat16" or _dtype_name(dtype) in ML_FLOATS or (y.dtype == np.longdouble and y.dtype != np.float64
                                             and np.dtype(dtype) == np.float16):
         # (long double -> float16 goes through float64 or float32 in numpy: rounded twice)
-        # round to odd into float32, then to nearest even into bfloat16: a single correct rounding
+        # round to odd into float32, then to nearest even into bfloat16 (or float8: ml_dtypes' own float64
+        # -> float8 cast goes through float32 and rounds twice): a single correct rounding
         t = y.astype(np.float32)
         back = t.astype(np.float64)
         inexact = (back != y) & np.isfinite(y)
@@ -561,9 +670,11 @@ def _narrow(y, dtype):
 def _integer(inputs, attrs, formula_exact, out):
     arrays = np.broadcast_arrays(*inputs)
     exact = [np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(a) for a in arrays]
-    fattrs = [Fraction(attrs[a]) for a in ATTRIBUTES]
+    # an infinite attribute (an unbounded side given explicitly) as a rational past every float64
+    fattrs = [Fraction(attrs[a]) if np.isfinite(attrs[a]) else (1 if attrs[a] > 0 else -1) * Fraction(2) ** 1100
+              for a in ATTRIBUTES]
     y = np.broadcast_to(np.asarray(formula_exact(*exact, *fattrs), dtype=object), arrays[0].shape)
-    if out.kind == "f" or _dtype_name(out) == "bfloat16":  # an integer to a float type: one rounding
+    if out.kind == "f" or _dtype_name(out) == "bfloat16" or _dtype_name(out) in ML_FLOATS:  # an integer to a float type: one rounding
         if out == np.float64:
             return np.array([float(Fraction(v)) for v in y.ravel()], dtype=np.float64).reshape(arrays[0].shape)
         return _narrow(np.array([_odd64(Fraction(v)) for v in y.ravel()], dtype=np.float64), out).reshape(arrays[0].shape)

@@ -36,16 +36,19 @@ DEFAULTS = {'directml': {'min_value': None, 'max_value': None, 'scale': 1.0, 'bi
           'max_value': 3.4028234663852886e+38,
           'scale': 1.0,
           'bias': 0.0},
- 'onednn': {'min_value': None, 'max_value': None, 'scale': 1.0, 'bias': 0.0}}
+ 'onednn': {'min_value': None, 'max_value': None, 'scale': 1.0, 'bias': 0.0},
+ 'webnn': {'min_value': None, 'max_value': None, 'scale': 1.0, 'bias': 0.0}}
 # Per standard and version: attributes taken as optional input tensors, and what an absent one stands
-# for: the tensor type's numeric_limits lowest() or max() (ONNX Clip-11).
+# for: the tensor type's numeric_limits lowest() or max() (ONNX Clip-11), or no bound (neg_inf / pos_inf:
+# an infinity for a float type, the type's limit for an integer one; WebNN clamp's options).
 ABSENT_DEFAULTS = {'onnx': {'1': {'min_value': 'lowest', 'max_value': 'highest'},
           '11': {'min_value': 'lowest', 'max_value': 'highest'},
           '12': {'min_value': 'lowest', 'max_value': 'highest'},
-          '13': {'min_value': 'lowest', 'max_value': 'highest'}}}
+          '13': {'min_value': 'lowest', 'max_value': 'highest'}},
+ 'webnn': {'2026-06-26': {'min_value': 'neg_inf', 'max_value': 'pos_inf'}}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'onednn': 'none'}
+DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'onednn': 'none', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'directml': {'3_0': ['float32', 'float16', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8'],
               '5_0': ['float32',
@@ -84,7 +87,8 @@ DTYPES = {'directml': {'3_0': ['float32', 'float16', 'int32', 'int16', 'int8', '
                  'uint16',
                  'uint32',
                  'uint64']},
- 'onednn': {'current': ['float32', 'bfloat16', 'float16']}}
+ 'onednn': {'current': ['float32', 'bfloat16', 'float16']},
+ 'webnn': {'2026-06-26': ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8']}}
 # Per standard and version: the dtypes its table lists for the output.
 OUTPUT_DTYPES = {'directml': {'3_0': ['float32', 'float16', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8'],
               '5_0': ['float32',
@@ -123,12 +127,13 @@ OUTPUT_DTYPES = {'directml': {'3_0': ['float32', 'float16', 'int32', 'int16', 'i
                  'uint16',
                  'uint32',
                  'uint64']},
- 'onednn': {'current': ['float32', 'bfloat16', 'float16']}}
+ 'onednn': {'current': ['float32', 'bfloat16', 'float16']},
+ 'webnn': {'2026-06-26': ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8']}}
 # Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
-OUTPUT_SOURCE = {'directml': 0, 'onnx': 0, 'onednn': 0}
+OUTPUT_SOURCE = {'directml': 0, 'onnx': 0, 'onednn': 0, 'webnn': 0}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
-CAST_TO_INPUT = []
+CAST_TO_INPUT = ['webnn']
 # How exact results become integers (the spec's stored integer_rounding outcome).
 INTEGER_ROUNDING = 'formula'
 
@@ -150,22 +155,13 @@ def _formula_exact_directml(x, min_value, max_value, scale, bias):
     return np.maximum(np.minimum(scale * x + bias, max_value), min_value)
 
 
-# onednn: where(x < min_value, min_value, where(x > max_value, max_value, x))
-def _formula_onednn(x, min_value, max_value, scale, bias):
-    return np.where(x < min_value, min_value, np.where(x > max_value, max_value, x))
-
-
-def _formula_exact_onednn(x, min_value, max_value, scale, bias):
-    return np.where(x < min_value, min_value, np.where(x > max_value, max_value, x))
-
-
 # The formula each standard defines.
-FORMULA = {'onnx': _formula, 'directml': _formula_directml, 'onednn': _formula_onednn}
-FORMULA_EXACT = {'onnx': _formula_exact, 'directml': _formula_exact_directml, 'onednn': _formula_exact_onednn}
+FORMULA = {'onnx': _formula, 'onednn': _formula, 'webnn': _formula, 'directml': _formula_directml}
+FORMULA_EXACT = {'onnx': _formula_exact, 'onednn': _formula_exact, 'webnn': _formula_exact, 'directml': _formula_exact_directml}
 
 
 def clip(x, min_value=None, max_value=None, scale=None, bias=None, *, standard='onnx', version=None):
-    """Clip of ``x`` as ``standard`` (directml, onnx, onednn) defines it; ``version``
+    """Clip of ``x`` as ``standard`` (directml, onnx, onednn, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]
@@ -174,7 +170,13 @@ def clip(x, min_value=None, max_value=None, scale=None, bias=None, *, standard='
     _check_dtype(standard, version, _inputs[0].dtype)
     _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
-        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+        with np.errstate(over="ignore"):  # an option beyond the type's range casts to +-inf, as the standard says
+            _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    elif standard in CAST_TO_INPUT and _inputs[0].dtype.kind in "iu":
+        # WebNN's ConvertToInt: NaN is 0, clamped to the type's range, rounded to nearest even
+        _lo, _hi = np.iinfo(_inputs[0].dtype).min, np.iinfo(_inputs[0].dtype).max
+        _attrs = {k: 0.0 if np.isnan(v) else float(_lo) if v <= _lo else float(_hi) if v >= _hi else float(round(v)) + 0.0
+                  for k, v in _attrs.items()}
     if all(_v.dtype.kind in "iub" for _v in _inputs):
         return _integer(_inputs, _attrs, FORMULA_EXACT[standard], _out)
     _fn = FORMULA[standard]
@@ -205,13 +207,17 @@ def _limit_inputs(wide):
 
 def _absent(standard, version, dtype, given):
     """The limits of ``dtype`` that absent optional-input attributes stand for in this version."""
-    kinds = ABSENT_DEFAULTS.get(standard, {}).get(str(version), {})
+    versions = ABSENT_DEFAULTS.get(standard, {})
+    # no version given: the latest's (a standard whose versions all say the same: WebNN clamp)
+    kinds = versions.get(str(version), {}) if version is not None else (list(versions.values()) or [{}])[-1]
     if not kinds:
         return {}
     dt = np.dtype(dtype)
+    is_float = dt.kind == "f" or _dtype_name(dt) == "bfloat16"
     info = (ml_dtypes.finfo(dt) if ml_dtypes is not None and _dtype_name(dt) == "bfloat16" else np.finfo(dt)) \
-        if dt.kind == "f" or _dtype_name(dt) == "bfloat16" else np.iinfo(dt)
-    limits = {"lowest": float(info.min), "highest": float(info.max)}
+        if is_float else np.iinfo(dt)
+    limits = {"lowest": float(info.min), "highest": float(info.max),
+              "neg_inf": -np.inf if is_float else float(info.min), "pos_inf": np.inf if is_float else float(info.max)}
     return {name: limits[kind] for name, kind in kinds.items() if given.get(name) is None}
 
 
@@ -222,6 +228,8 @@ def _attributes(standard, given):
     for name, value in given.items():
         if value is None:
             value = DEFAULTS[standard][name]
+            if value is None and any(name in kinds for kinds in ABSENT_DEFAULTS.get(standard, {}).values()):
+                continue  # an optional one: _absent says what it stands for
             if value is None:
                 raise TypeError(f"{OPERATOR} in {standard} requires attribute {name!r} (the standard has no default)")
         # a finite value beyond float32's range is a float64 tensor's limit, not a float32 attribute
@@ -274,7 +282,9 @@ def _narrow(y, dtype):
 def _integer(inputs, attrs, formula_exact, out):
     arrays = np.broadcast_arrays(*inputs)
     exact = [np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(a) for a in arrays]
-    fattrs = [Fraction(attrs[a]) for a in ATTRIBUTES]
+    # an infinite attribute (an unbounded side given explicitly) as a rational past every float64
+    fattrs = [Fraction(attrs[a]) if np.isfinite(attrs[a]) else (1 if attrs[a] > 0 else -1) * Fraction(2) ** 1100
+              for a in ATTRIBUTES]
     y = np.broadcast_to(np.asarray(formula_exact(*exact, *fattrs), dtype=object), arrays[0].shape)
     lo, hi = (0, 1) if out == np.dtype(bool) else (np.iinfo(out).min, np.iinfo(out).max)
     to_int = int

@@ -31,12 +31,25 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
 OPERATOR = 'Greater'
 ATTRIBUTES = []
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'onnx': {}, 'webnn': {}}
+DEFAULTS = {'directml': {}, 'onnx': {}, 'webnn': {}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'onnx': 'applied', 'webnn': 'applied'}
+DEFAULT_KIND = {'directml': 'typical', 'onnx': 'applied', 'webnn': 'applied'}
 # Per standard and version: the dtypes its table lists.
-DTYPES = {'onnx': {'7': ['float64', 'float32', 'float16'],
+DTYPES = {'directml': {'1_0': ['float32', 'float16'],
+              '2_1': ['float32', 'float16', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8'],
+              '3_0': ['float32', 'float16', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8'],
+              '4_1': ['float32',
+                      'float16',
+                      'int64',
+                      'int32',
+                      'int16',
+                      'int8',
+                      'uint64',
+                      'uint32',
+                      'uint16',
+                      'uint8']},
+ 'onnx': {'7': ['float64', 'float32', 'float16'],
           '9': ['float64',
                 'float32',
                 'float16',
@@ -62,9 +75,11 @@ DTYPES = {'onnx': {'7': ['float64', 'float32', 'float16'],
                  'uint8']},
  'webnn': {'2026-06-26': ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8']}}
 # Per standard and version: the dtypes its table lists for the output.
-OUTPUT_DTYPES = {'onnx': {'7': ['bool'], '9': ['bool'], '13': ['bool']}, 'webnn': {'2026-06-26': ['uint8']}}
+OUTPUT_DTYPES = {'directml': {'1_0': ['uint32'], '2_1': ['uint32'], '3_0': ['uint32'], '4_1': ['uint32']},
+ 'onnx': {'7': ['bool'], '9': ['bool'], '13': ['bool']},
+ 'webnn': {'2026-06-26': ['uint8']}}
 # Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
-OUTPUT_SOURCE = {'onnx': None, 'webnn': None}
+OUTPUT_SOURCE = {'directml': None, 'onnx': None, 'webnn': None}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
 CAST_TO_INPUT = ['webnn']
@@ -81,12 +96,12 @@ def _formula_exact(a, b):
 
 
 # The formula each standard defines.
-FORMULA = {'onnx': _formula, 'webnn': _formula}
-FORMULA_EXACT = {'onnx': _formula_exact, 'webnn': _formula_exact}
+FORMULA = {'directml': _formula, 'onnx': _formula, 'webnn': _formula}
+FORMULA_EXACT = {'directml': _formula_exact, 'onnx': _formula_exact, 'webnn': _formula_exact}
 
 
 def greater(a, b, *, standard='onnx', version=None):
-    """Greater of ``a`` and ``b`` as ``standard`` (onnx, webnn) defines it; ``version``
+    """Greater of ``a`` and ``b`` as ``standard`` (directml, onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Inputs broadcast against each other
     (numpy rules; which shapes a standard allows is the validation module's business). Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
@@ -95,7 +110,13 @@ def greater(a, b, *, standard='onnx', version=None):
     _check_dtype(standard, version, _inputs[0].dtype)
     _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
-        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+        with np.errstate(over="ignore"):  # an option beyond the type's range casts to +-inf, as the standard says
+            _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    elif standard in CAST_TO_INPUT and _inputs[0].dtype.kind in "iu":
+        # WebNN's ConvertToInt: NaN is 0, clamped to the type's range, rounded to nearest even
+        _lo, _hi = np.iinfo(_inputs[0].dtype).min, np.iinfo(_inputs[0].dtype).max
+        _attrs = {k: 0.0 if np.isnan(v) else float(_lo) if v <= _lo else float(_hi) if v >= _hi else float(round(v)) + 0.0
+                  for k, v in _attrs.items()}
     if all(_v.dtype.kind in "iub" for _v in _inputs):
         return _integer(_inputs, _attrs, FORMULA_EXACT[standard], _out)
     _fn = FORMULA[standard]
@@ -182,7 +203,9 @@ def _narrow(y, dtype):
 def _integer(inputs, attrs, formula_exact, out):
     arrays = np.broadcast_arrays(*inputs)
     exact = [np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(a) for a in arrays]
-    fattrs = [Fraction(attrs[a]) for a in ATTRIBUTES]
+    # an infinite attribute (an unbounded side given explicitly) as a rational past every float64
+    fattrs = [Fraction(attrs[a]) if np.isfinite(attrs[a]) else (1 if attrs[a] > 0 else -1) * Fraction(2) ** 1100
+              for a in ATTRIBUTES]
     y = np.broadcast_to(np.asarray(formula_exact(*exact, *fattrs), dtype=object), arrays[0].shape)
     lo, hi = (0, 1) if out == np.dtype(bool) else (np.iinfo(out).min, np.iinfo(out).max)
     to_int = int

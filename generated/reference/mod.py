@@ -38,14 +38,16 @@ def _fmod(a, b):
 OPERATOR = 'Mod'
 ATTRIBUTES = []
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'onnx': {}}
+DEFAULTS = {'onnx': {}, 'directml': {}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
-DEFAULT_KIND = {'onnx': 'applied'}
+DEFAULT_KIND = {'onnx': 'applied', 'directml': 'typical'}
 # Per standard: the values of 'sign_of' it accepts (the operator's spelling -> the
 # standard's; either is accepted) and its default, which selects the formula.
-CHOICES = {'onnx': {'divisor': 0, 'dividend': 1}}
-CHOICE_DEFAULTS = {'onnx': 'divisor'}
+CHOICES = {'onnx': {'divisor': 0, 'dividend': 1},
+ 'directml': {'divisor': 'DML_ELEMENT_WISE_MODULUS_FLOOR_OPERATOR_DESC',
+              'dividend': 'DML_ELEMENT_WISE_MODULUS_TRUNCATE_OPERATOR_DESC'}}
+CHOICE_DEFAULTS = {'onnx': 'divisor', 'directml': None}
 # Per standard and version: the dtypes its table lists.
 DTYPES = {'onnx': {'10': ['float64',
                  'float32',
@@ -69,7 +71,19 @@ DTYPES = {'onnx': {'10': ['float64',
                  'uint16',
                  'uint32',
                  'uint64',
-                 'uint8']}}
+                 'uint8']},
+ 'directml': {'2_1': ['float32', 'float16', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8'],
+              '3_0': ['float32', 'float16', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8'],
+              '6_0': ['float32',
+                      'float16',
+                      'int64',
+                      'int32',
+                      'int16',
+                      'int8',
+                      'uint64',
+                      'uint32',
+                      'uint16',
+                      'uint8']}}
 # Per standard and version: the dtypes its table lists for the output.
 OUTPUT_DTYPES = {'onnx': {'10': ['float64',
                  'float32',
@@ -93,9 +107,21 @@ OUTPUT_DTYPES = {'onnx': {'10': ['float64',
                  'uint16',
                  'uint32',
                  'uint64',
-                 'uint8']}}
+                 'uint8']},
+ 'directml': {'2_1': ['float32', 'float16', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8'],
+              '3_0': ['float32', 'float16', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8'],
+              '6_0': ['float32',
+                      'float16',
+                      'int64',
+                      'int32',
+                      'int16',
+                      'int8',
+                      'uint64',
+                      'uint32',
+                      'uint16',
+                      'uint8']}}
 # Per standard: the input whose data type the output has (None: the output's own, see _output_dtype).
-OUTPUT_SOURCE = {'onnx': 0}
+OUTPUT_SOURCE = {'onnx': 0, 'directml': 0}
 # Standards that cast attribute values to the input's data type before use (WebNN); the others
 # use the float32 value.
 CAST_TO_INPUT = []
@@ -122,12 +148,12 @@ def _formula_exact_dividend(a, b):
 
 
 # The formula each standard defines, by the value of 'sign_of' it is chosen by.
-FORMULA = {'onnx': {'divisor': _formula_divisor, 'dividend': _formula_dividend}}
-FORMULA_EXACT = {'onnx': {'divisor': _formula_exact_divisor, 'dividend': _formula_exact_dividend}}
+FORMULA = {'onnx': {'divisor': _formula_divisor, 'dividend': _formula_dividend}, 'directml': {'divisor': _formula_divisor, 'dividend': _formula_dividend}}
+FORMULA_EXACT = {'onnx': {'divisor': _formula_exact_divisor, 'dividend': _formula_exact_dividend}, 'directml': {'divisor': _formula_exact_divisor, 'dividend': _formula_exact_dividend}}
 
 
 def mod(a, b, sign_of=None, *, standard='onnx', version=None):
-    """Mod of ``a`` and ``b`` as ``standard`` (onnx) defines it; ``version``
+    """Mod of ``a`` and ``b`` as ``standard`` (onnx, directml) defines it; ``version``
     (optional) checks the dtype against that version's table. Inputs broadcast against each other
     (numpy rules; which shapes a standard allows is the validation module's business). Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
@@ -136,7 +162,13 @@ def mod(a, b, sign_of=None, *, standard='onnx', version=None):
     _check_dtype(standard, version, _inputs[0].dtype)
     _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
-        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+        with np.errstate(over="ignore"):  # an option beyond the type's range casts to +-inf, as the standard says
+            _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    elif standard in CAST_TO_INPUT and _inputs[0].dtype.kind in "iu":
+        # WebNN's ConvertToInt: NaN is 0, clamped to the type's range, rounded to nearest even
+        _lo, _hi = np.iinfo(_inputs[0].dtype).min, np.iinfo(_inputs[0].dtype).max
+        _attrs = {k: 0.0 if np.isnan(v) else float(_lo) if v <= _lo else float(_hi) if v >= _hi else float(round(v)) + 0.0
+                  for k, v in _attrs.items()}
     if all(_v.dtype.kind in "iub" for _v in _inputs):
         return _integer(_inputs, _attrs, FORMULA_EXACT[standard][_choose(standard, sign_of)], _out)
     _fn = FORMULA[standard][_choose(standard, sign_of)]
@@ -239,7 +271,9 @@ def _narrow(y, dtype):
 def _integer(inputs, attrs, formula_exact, out):
     arrays = np.broadcast_arrays(*inputs)
     exact = [np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(a) for a in arrays]
-    fattrs = [Fraction(attrs[a]) for a in ATTRIBUTES]
+    # an infinite attribute (an unbounded side given explicitly) as a rational past every float64
+    fattrs = [Fraction(attrs[a]) if np.isfinite(attrs[a]) else (1 if attrs[a] > 0 else -1) * Fraction(2) ** 1100
+              for a in ATTRIBUTES]
     y = np.broadcast_to(np.asarray(formula_exact(*exact, *fattrs), dtype=object), arrays[0].shape)
     lo, hi = (0, 1) if out == np.dtype(bool) else (np.iinfo(out).min, np.iinfo(out).max)
     to_int = int

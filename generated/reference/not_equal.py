@@ -71,7 +71,13 @@ def not_equal(a, b, *, standard='webnn', version=None):
     _check_dtype(standard, version, _inputs[0].dtype)
     _out = _output_dtype(standard, version, _inputs)
     if standard in CAST_TO_INPUT and _inputs[0].dtype.kind == "f":
-        _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+        with np.errstate(over="ignore"):  # an option beyond the type's range casts to +-inf, as the standard says
+            _attrs = {k: float(np.float64(v).astype(_inputs[0].dtype)) for k, v in _attrs.items()}
+    elif standard in CAST_TO_INPUT and _inputs[0].dtype.kind in "iu":
+        # WebNN's ConvertToInt: NaN is 0, clamped to the type's range, rounded to nearest even
+        _lo, _hi = np.iinfo(_inputs[0].dtype).min, np.iinfo(_inputs[0].dtype).max
+        _attrs = {k: 0.0 if np.isnan(v) else float(_lo) if v <= _lo else float(_hi) if v >= _hi else float(round(v)) + 0.0
+                  for k, v in _attrs.items()}
     if all(_v.dtype.kind in "iub" for _v in _inputs):
         return _integer(_inputs, _attrs, FORMULA_EXACT[standard], _out)
     _fn = FORMULA[standard]
@@ -158,7 +164,9 @@ def _narrow(y, dtype):
 def _integer(inputs, attrs, formula_exact, out):
     arrays = np.broadcast_arrays(*inputs)
     exact = [np.frompyfunc(lambda v: Fraction(int(v)), 1, 1)(a) for a in arrays]
-    fattrs = [Fraction(attrs[a]) for a in ATTRIBUTES]
+    # an infinite attribute (an unbounded side given explicitly) as a rational past every float64
+    fattrs = [Fraction(attrs[a]) if np.isfinite(attrs[a]) else (1 if attrs[a] > 0 else -1) * Fraction(2) ** 1100
+              for a in ATTRIBUTES]
     y = np.broadcast_to(np.asarray(formula_exact(*exact, *fattrs), dtype=object), arrays[0].shape)
     lo, hi = (0, 1) if out == np.dtype(bool) else (np.iinfo(out).min, np.iinfo(out).max)
     to_int = int

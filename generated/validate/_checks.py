@@ -12,6 +12,7 @@ Tensors and attributes may be named by the operator's names (x, alpha) or the st
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any, Mapping
 
 
@@ -126,6 +127,29 @@ def broadcast_output_problems(rule, described, outputs, where) -> list[str]:
             f"{where} requires that" for o in outputs if o in described and described[o][1] != shape]
 
 
+_FLOAT_FORMATS = {"float32": "f", "float16": "e"}
+
+
+def _cast_to(value, dtype: str):
+    """``value`` cast to a tensor type as WebNN casts an option (ConvertToFloat: nearest even, beyond
+    the range an infinity; ConvertToInt: NaN is 0, clamped to the type's range, nearest even)."""
+    value = float(value)
+    if dtype in _FLOAT_FORMATS:
+        if not math.isfinite(value):
+            return value
+        try:
+            return struct.unpack(_FLOAT_FORMATS[dtype], struct.pack(_FLOAT_FORMATS[dtype], value))[0]
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    bits = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32, "int64": 64, "uint64": 64}.get(dtype)
+    if bits is None:
+        return value  # float64, bfloat16: compared as given
+    lo, hi = (0, 2 ** bits - 1) if dtype.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    if math.isnan(value):
+        return 0
+    return lo if value <= lo else hi if value >= hi else round(value)
+
+
 def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, version,
           tensors: Mapping[str, Mapping[str, Any]], attributes: Mapping[str, Any] | None = None) -> list[str]:
     """Every violation of ``standard`` at ``version`` by a call with these tensors and attributes."""
@@ -211,8 +235,21 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
             problems.append(f"attribute {std['attribute_names'][name]!r} is required by {where} and was not given")
     if std.get("nonfinite_attributes") == "rejected":
         for name, value in attrs.items():
+            if name in std.get("nonfinite_allowed", ()):
+                continue  # an attribute of a type that takes them (WebNN's MLNumber)
             if isinstance(value, float) and not math.isfinite(value):
                 problems.append(f"attribute {names.get(name, name)!r} is {value!r}: {where} rejects NaN and infinite attribute values")
+    order = std.get("crossed_rejected")
+    if order is not None and op["inputs"][0] in described:
+        lower, upper = order
+        lo, hi = attrs.get(lower), attrs.get(upper)
+        dtype = described[op["inputs"][0]][0]
+        if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+            if std.get("attribute_cast") == "input":
+                lo, hi = _cast_to(lo, dtype), _cast_to(hi, dtype)
+            if lo > hi:
+                problems.append(f"attribute {std['attribute_names'][lower]!r} ({lo!r}) is greater than "
+                                f"{std['attribute_names'][upper]!r} ({hi!r}); {where} rejects that")
     for name, spelled in std.get("attribute_values", {}).items():
         value = attrs.get(name)
         if value is not None and value not in spelled and value not in spelled.values():

@@ -4,16 +4,34 @@
 """Acosh: which calls each standard allows. ``validate(standard, version, tensors,
 attributes) -> list[str]``: every violation, empty when legal. Example (a legal call, so []):
 
-    validate('onnx', '22', {'x': {'dtype': 'bfloat16', 'sizes': [2, 3]}, 'y': {'dtype': 'bfloat16', 'sizes': [2, 3]}}, {})
+    validate('directml', '3_0', {'x': {'dtype': 'float32', 'sizes': [2, 3]}, 'y': {'dtype': 'float32', 'sizes': [2, 3]}}, {})
 """
 from ._checks import check
 
-OP = {'id': 'acosh', 'name': 'Acosh', 'inputs': ['x'], 'outputs': ['y'], 'attributes': []}
+OP = {'id': 'acosh', 'name': 'Acosh', 'inputs': ['x'], 'outputs': ['y'], 'attributes': ['scale', 'bias']}
 
 # Per standard: names, required attributes, constraints between tensors, layout rules and the
 # table of each version (dtypes and [min, max] ranks per tensor;
 # None = unbounded or unspecified).
-STANDARDS = {'onnx': {'title': 'ONNX',
+STANDARDS = {'directml': {'title': 'DirectML',
+              'operator': 'DML_ELEMENT_WISE_ACOSH_OPERATOR_DESC',
+              'version_kind': 'feature level',
+              'version_label': 'DML_FEATURE_LEVEL_{version}',
+              'tensor_names': {'x': 'InputTensor', 'y': 'OutputTensor'},
+              'attribute_names': {'scale': 'ScaleBias.Scale', 'bias': 'ScaleBias.Bias'},
+              'required': [],
+              'constraints': [[['x', 'y'], ['data_type', 'dimension_count', 'sizes']]],
+              'strides': True,
+              'zero_sizes': False,
+              'unknown_attributes': 'rejected',
+              'nonfinite_attributes': 'allowed',
+              'versions': {'2_0': {'tensors': {'x': {'dtypes': ['float32', 'float16'], 'ranks': [4, 4]},
+                                               'y': {'dtypes': ['float32', 'float16'], 'ranks': [4, 4]}},
+                                   'extra_attributes': {}},
+                           '3_0': {'tensors': {'x': {'dtypes': ['float32', 'float16'], 'ranks': [1, 8]},
+                                               'y': {'dtypes': ['float32', 'float16'], 'ranks': [1, 8]}},
+                                   'extra_attributes': {}}}},
+ 'onnx': {'title': 'ONNX',
           'operator': 'Acosh',
           'version_kind': 'opset version',
           'version_label': 'opset {version}',

@@ -6,7 +6,7 @@ attributes) -> list[str]``: every violation, empty when legal: the version's dat
 attributes, and the shapes its index space allows (axes in range, shared dimensions equal,
 broadcasting, the output sizes the inputs and attributes give). Example (a legal call, so []):
 
-    validate('onnx', '22', {'x': {'dtype': 'bfloat16', 'sizes': [3, 4, 2]}, 'scale': {'dtype': 'bfloat16', 'sizes': [4]}, 'bias': {'dtype': 'bfloat16', 'sizes': [4]}, 'y': {'dtype': 'bfloat16', 'sizes': [3, 4, 2]}}, {})
+    validate('onnx', '22', {'x': {'dtype': 'bfloat16', 'sizes': [3, 4, 3]}, 'scale': {'dtype': 'bfloat16', 'sizes': [4]}, 'bias': {'dtype': 'bfloat16', 'sizes': [4]}, 'y': {'dtype': 'bfloat16', 'sizes': [3, 4, 3]}}, {})
 """
 from ._index_space import check
 

@@ -4,7 +4,7 @@
 """IsInf: which calls each standard allows. ``validate(standard, version, tensors,
 attributes) -> list[str]``: every violation, empty when legal. Example (a legal call, so []):
 
-    validate('onnx', '20', {'x': {'dtype': 'bfloat16', 'sizes': [2, 3]}, 'y': {'dtype': 'bool', 'sizes': [2, 3]}}, {})
+    validate('directml', '3_0', {'x': {'dtype': 'float32', 'sizes': [2, 3]}, 'y': {'dtype': 'uint8', 'sizes': [2, 3]}}, {})
 """
 from ._checks import check
 
@@ -17,7 +17,25 @@ OP = {'id': 'is_inf',
 # Per standard: names, required attributes, constraints between tensors, layout rules and the
 # table of each version (dtypes and [min, max] ranks per tensor;
 # None = unbounded or unspecified).
-STANDARDS = {'onnx': {'title': 'ONNX',
+STANDARDS = {'directml': {'title': 'DirectML',
+              'operator': 'DML_ELEMENT_WISE_IS_INFINITY_OPERATOR_DESC',
+              'version_kind': 'feature level',
+              'version_label': 'DML_FEATURE_LEVEL_{version}',
+              'tensor_names': {'x': 'InputTensor', 'y': 'OutputTensor'},
+              'attribute_names': {},
+              'required': [],
+              'constraints': [[['x', 'y'], ['dimension_count', 'sizes']]],
+              'strides': True,
+              'zero_sizes': False,
+              'unknown_attributes': 'rejected',
+              'nonfinite_attributes': 'allowed',
+              'versions': {'2_1': {'tensors': {'x': {'dtypes': ['float32', 'float16'], 'ranks': [4, 4]},
+                                               'y': {'dtypes': ['uint8'], 'ranks': [4, 4]}},
+                                   'extra_attributes': {}},
+                           '3_0': {'tensors': {'x': {'dtypes': ['float32', 'float16'], 'ranks': [1, 8]},
+                                               'y': {'dtypes': ['uint8'], 'ranks': [1, 8]}},
+                                   'extra_attributes': {}}}},
+ 'onnx': {'title': 'ONNX',
           'operator': 'IsInf',
           'version_kind': 'opset version',
           'version_label': 'opset {version}',

@@ -4,16 +4,60 @@
 """Pow: which calls each standard allows. ``validate(standard, version, tensors,
 attributes) -> list[str]``: every violation, empty when legal. Example (a legal call, so []):
 
-    validate('onnx', '15', {'a': {'dtype': 'bfloat16', 'sizes': [2, 3]}, 'b': {'dtype': 'bfloat16', 'sizes': [2, 3]}, 'c': {'dtype': 'bfloat16', 'sizes': [2, 3]}}, {})
+    validate('directml', '3_0', {'a': {'dtype': 'float32', 'sizes': [2, 3]}, 'b': {'dtype': 'float32', 'sizes': [2, 3]}, 'c': {'dtype': 'float32', 'sizes': [2, 3]}}, {})
 """
 from ._checks import check
 
-OP = {'id': 'power', 'name': 'Pow', 'inputs': ['a', 'b'], 'outputs': ['c'], 'attributes': []}
+OP = {'id': 'power', 'name': 'Pow', 'inputs': ['a', 'b'], 'outputs': ['c'], 'attributes': ['scale', 'bias']}
 
 # Per standard: names, required attributes, constraints between tensors, layout rules and the
 # table of each version (dtypes and [min, max] ranks per tensor;
 # None = unbounded or unspecified).
-STANDARDS = {'onnx': {'title': 'ONNX',
+STANDARDS = {'directml': {'title': 'DirectML',
+              'operator': 'DML_ELEMENT_WISE_POW_OPERATOR_DESC',
+              'version_kind': 'feature level',
+              'version_label': 'DML_FEATURE_LEVEL_{version}',
+              'tensor_names': {'a': 'InputTensor', 'b': 'ExponentTensor', 'c': 'OutputTensor'},
+              'attribute_names': {'scale': 'ScaleBias.Scale', 'bias': 'ScaleBias.Bias'},
+              'required': [],
+              'constraints': [[['a', 'b', 'c'], ['dimension_count', 'sizes']], [['a', 'c'], ['data_type']]],
+              'strides': True,
+              'zero_sizes': False,
+              'unknown_attributes': 'rejected',
+              'nonfinite_attributes': 'allowed',
+              'versions': {'1_0': {'tensors': {'a': {'dtypes': ['float32', 'float16'], 'ranks': [4, 4]},
+                                               'b': {'dtypes': ['float32', 'float16'], 'ranks': [4, 4]},
+                                               'c': {'dtypes': ['float32', 'float16'], 'ranks': [4, 4]}},
+                                   'extra_attributes': {}},
+                           '3_0': {'tensors': {'a': {'dtypes': ['float32',
+                                                                'float16',
+                                                                'int32',
+                                                                'int16',
+                                                                'int8',
+                                                                'uint32',
+                                                                'uint16',
+                                                                'uint8'],
+                                                     'ranks': [1, 8]},
+                                               'b': {'dtypes': ['float32',
+                                                                'float16',
+                                                                'int32',
+                                                                'int16',
+                                                                'int8',
+                                                                'uint32',
+                                                                'uint16',
+                                                                'uint8'],
+                                                     'ranks': [1, 8]},
+                                               'c': {'dtypes': ['float32',
+                                                                'float16',
+                                                                'int32',
+                                                                'int16',
+                                                                'int8',
+                                                                'uint32',
+                                                                'uint16',
+                                                                'uint8'],
+                                                     'ranks': [1, 8]}},
+                                   'extra_attributes': {}}}},
+ 'onnx': {'title': 'ONNX',
           'operator': 'Pow',
           'version_kind': 'opset version',
           'version_label': 'opset {version}',
