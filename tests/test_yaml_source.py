@@ -28,7 +28,7 @@ def _text(path: Path) -> str:
 
 @pytest.mark.skipif(yaml_source.FastSpecLoader is None, reason="PyYAML without libyaml")
 def test_libyaml_and_pure_python_agree():
-    """Every spec and a sample of the broken-spec fixtures read alike; every fixture libyaml
+    """A sample of the specs and of the broken-spec fixtures read alike; every fixture libyaml
     refuses is refused by the pure-Python parser too (the default path then reports its problems)."""
     compared = refused = 0
     for i, path in enumerate(SPECS + FIXTURES):
@@ -39,7 +39,7 @@ def test_libyaml_and_pure_python_agree():
         if fast[0] == "refused":
             assert _outcome(text, SpecLoader)[0] == "refused", path.name
             refused += 1
-        elif path in SPECS or i % 5 == 0:
+        elif i % (3 if path in SPECS else 5) == 0:  # a sample: the pure-Python parser is slow on 80+ specs
             assert fast == _outcome(text, SpecLoader), path.name
             compared += 1
     assert compared >= 20 and refused >= 5, (compared, refused)
