@@ -515,12 +515,17 @@ def naive_evaluation_mask(args, inputs, attrs, actual) -> np.ndarray:
         formula = spec.formula_for(standard)
         bits = f"u{f.bits // 8}"
         want = actual.view(bits)
-        for t in compute_types(tol.intermediate if tol and tol.intermediate else dtype):
+        for t in compute_types(intermediate_type(tol, dtype)):
             tt = U.fmt(t).numpy
             env = {**{k: v.astype(tt) for k, v in inputs.items()}, **{k: tt.type(v) for k, v in attrs.items()}}
             y = np.broadcast_to(np.asarray(evaluate(formula, env, dtype=tt)), actual.shape)
             out |= U.round_to(y.astype(np.float64), f).view(bits) == want
     return out & eligible
+
+
+def intermediate_type(tol, dtype: str) -> str:
+    """The narrowest type the model lets a kernel compute in: the tolerance's ``intermediate``, else the dtype."""
+    return tol.intermediate if tol and tol.intermediate else dtype
 
 
 def model_inside_mask(args, inputs, attrs, actual) -> np.ndarray:
@@ -544,7 +549,7 @@ def model_inside_mask(args, inputs, attrs, actual) -> np.ndarray:
             return out
         idx = np.flatnonzero(eligible)
         env = {**{k: v[idx] for k, v in x.items()}, **attrs}
-        inter = tol.intermediate if tol and tol.intermediate else dtype
+        inter = intermediate_type(tol, dtype)
         acc = accepted_outputs(spec.formula_for(standard), env, inter, dtype, inputs={t.name for t in spec.inputs})
         out[idx] = np.broadcast_to(acc.contains(a64[idx]), idx.shape)
     return out
@@ -801,7 +806,7 @@ class _FloatJudge(_Judge):
             tiny = _tiny(self.inputs[k].dtype)
             env[k] = np.where((vs != 0) & (np.abs(vs) < tiny), np.copysign(0.0, vs), vs)
         env.update(self.attrs)
-        inter = self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype
+        inter = intermediate_type(self.tol, self.dtype)
         acc = accepted_outputs(self.formula, env, inter, self.dtype, inputs={t.name for t in self.spec.inputs})
         self.ambiguous[sub] |= acc.ambiguous
         with np.errstate(all="ignore"):
@@ -815,7 +820,7 @@ class _FloatJudge(_Judge):
         Accepted (None for the other metrics)."""
         f = U.fmt(self.dtype)
         if self.metric == "model":
-            inter = (self.tol.intermediate if self.tol and self.tol.intermediate else self.dtype)
+            inter = intermediate_type(self.tol, self.dtype)
             acc = accepted_outputs(self.formula, env, inter, self.dtype,
                                    inputs={t.name for t in self.spec.inputs})
             self.ambiguous |= np.broadcast_to(acc.ambiguous, self.shape)
