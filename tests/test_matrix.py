@@ -98,3 +98,57 @@ def test_a_held_input_and_a_sampled_space_keep_apart():
     ident = p.sweep.identity()
     assert ident["space"]["breakpoint_values"] and "extra_inputs" not in ident  # alpha x + beta = 0 and 1
     assert "extra_inputs" not in prepare("fake_adapters.sweep:SweepFake", "softsign", "onnx", None, "float16", {}).sweep.identity()
+
+
+def test_a_cell_judged_by_another_spec_or_judge_is_stale_marked_and_run_again(tmp_path):
+    """A cell records the judge epoch and its spec's digest (specgen.sweep.provenance); one of an
+    older epoch, or without the record, is marked † on the page with why, and `specgen matrix` runs it
+    again; a float32 cell's finished chunks from another judge are dropped, never merged."""
+    from specgen.sweep import matrix as M
+    from specgen.sweep import provenance as P
+
+    r = CliRunner()
+    root, md = tmp_path / "acc", tmp_path / "accuracy.md"
+    args = ["matrix", "--adapter", "fake_adapters.sweep:SweepFake", "--dtype", "float16", "--ops", "softsign",
+            "--workers", "0", "--results", str(root), "--markdown", str(md), "--json", str(tmp_path / "a.json"),
+            "--no-plots"]
+    assert r.invoke(main, args).exit_code == 0
+    (cell_path,) = root.glob("float16/*/softsign-defaults.json")
+    d = json.loads(cell_path.read_text())
+    assert d["provenance"] == P.provenance(SPECS["softsign"]) and "†" not in md.read_text()
+    d["provenance"]["judge_epoch"] -= 1
+    cell_path.write_text(json.dumps(d))
+    assert r.invoke(main, args + ["--render-only"]).exit_code == 0
+    text = md.read_text()
+    assert "| softsign | pass · 0.50 †" in text and "**1 cells are stale**" in text
+    assert f"judge epoch {P.judge_epoch() - 1}, now {P.judge_epoch()}" in text
+    del d["provenance"]
+    cell_path.write_text(json.dumps(d))
+    assert "judged before cells recorded" in " ".join(M.cell_facts({**d, "_path": str(cell_path)}, SPECS)["stale"])
+    res = r.invoke(main, args)
+    assert "0 already done, 1 to run" in res.output and "†" not in md.read_text()
+
+    cell = M.plan(SPECS, ["fake_adapters.sweep:SweepFake"], ["float32"], ops={"softsign"})[0]
+    chunks = cell.chunks(root)
+    chunks.mkdir(parents=True)
+    (chunks / "old-chunk.json").write_text("{}")  # finished under a judge that recorded nothing
+    now = P.provenance(SPECS["softsign"])
+    M._fresh_chunks(cell, root, now)
+    assert not (chunks / "old-chunk.json").exists()
+    (chunks / "kept.json").write_text("{}")
+    M._fresh_chunks(cell, root, now)  # same spec and judge: the chunks stay
+    assert (chunks / "kept.json").exists()
+    M._fresh_chunks(cell, root, {**now, "spec": "another"})
+    assert not (chunks / "kept.json").exists()
+
+
+def test_the_judge_epoch_record_matches_the_judge_sources():
+    """specgen/sweep/judge_epoch.json holds the digest of the judge's sources: a change to the judge
+    must say whether it moves verdicts (tools/judge_epoch.py --bump: every matrix cell goes stale) or
+    not (--refresh)."""
+    from specgen.sweep import provenance as P
+
+    assert P.judge_files() and all(p.suffix == ".py" for p in P.judge_files())
+    assert P.recorded()["sources"] == P.sources_digest(), (
+        "the judge's sources changed: run `python tools/judge_epoch.py --refresh` if every verdict stays as it "
+        "was, `--bump` if verdicts change (every matrix cell then runs again)")

@@ -64,7 +64,7 @@ def matrix(adapters, dtypes, sample_dtypes, samples, ops, results, markdown_path
                        list(dtypes) or ["float16", "bfloat16"], set(sample_dtypes), wanted)
         if sh:
             cells = M.shard(cells, *sh)
-        todo = [c for c in cells if not M.is_done(c, root)]
+        todo = [c for c in cells if not M.is_done(c, root, specs)]
         click.echo(f"matrix: {len(cells)} cells, {len(cells) - len(todo)} already done, {len(todo)} to run", err=True)
         loaded: dict = {}
         w = os.cpu_count() or 1 if workers is None else workers
@@ -86,5 +86,7 @@ def matrix(adapters, dtypes, sample_dtypes, samples, ops, results, markdown_path
                 f"{out['summary']['failures']:,} of {out['summary']['total']:,} failing"
             click.echo(f"[{i}/{len(todo)}] {cell.dtype} {cell.adapter} {cell.unit.label}: {state} "
                        f"({time.perf_counter() - t0:.1f} s)", err=True)
-    matrix_page.write(root, Path(markdown_path), Path(json_path) if json_path else None, command)
+    if render_only:
+        specs = load_all()
+    matrix_page.write(root, Path(markdown_path), Path(json_path) if json_path else None, command, specs)
     click.echo(f"matrix: wrote {markdown_path}" + (f" and {json_path}" if json_path else ""), err=True)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from specgen import dtypes as dt
-from specgen.sweep import catalog
+from specgen.sweep import catalog, provenance
 from specgen.sweep.summary import Summary
 
 CELL_FORMAT = "specgen-matrix-cell/1"
@@ -102,7 +103,9 @@ def largest_finite_error(s: Summary):
     return max(errors, default=None)
 
 
-def is_done(cell: Cell, root: Path) -> bool:
+def is_done(cell: Cell, root: Path, specs: dict) -> bool:
+    """The cell's JSON is complete (or says the adapter does not claim it) and was judged by the
+    current spec and judge (specgen.sweep.provenance): a stale cell is run again."""
     p = cell.path(root)
     if not p.exists():
         return False
@@ -110,7 +113,30 @@ def is_done(cell: Cell, root: Path) -> bool:
         d = json.loads(p.read_text())
     except (OSError, ValueError):
         return False
+    if provenance.stale_reasons(d, specs.get(cell.unit.op)):
+        return False
     return d.get("status") == "not-claimed" or bool(d.get("info", {}).get("complete"))
+
+
+PROVENANCE_FILE = "provenance.json"
+
+
+def _fresh_chunks(cell: Cell, root: Path, now: dict) -> str:
+    """The cell's resume folder, emptied first when its finished chunks were judged by another spec
+    or judge (or by a version that did not record which): chunks of two judges never merge."""
+    d = cell.chunks(root)
+    mark = d / PROVENANCE_FILE
+    if d.exists():
+        try:
+            had = json.loads(mark.read_text())
+        except (OSError, ValueError):
+            had = None
+        if had != now:
+            shutil.rmtree(d)
+    d.mkdir(parents=True, exist_ok=True)
+    if not mark.exists():
+        _write(mark, json.dumps(now, sort_keys=True))
+    return str(d)
 
 
 def _write(path: Path, text: str | bytes) -> None:
@@ -134,7 +160,8 @@ def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int,
         loaded[cell.adapter] = load(cell.adapter)
     base = {"format": CELL_FORMAT, "op": u.op, "label": u.label, "standard": u.standard,
             "attribute_set": u.attribute_set, "attributes": dict(u.attributes),
-            "extra_inputs": dict(u.extra_inputs), "adapter": cell.adapter, "dtype": cell.dtype, "mode": cell.mode}
+            "extra_inputs": dict(u.extra_inputs), "adapter": cell.adapter, "dtype": cell.dtype, "mode": cell.mode,
+            "provenance": provenance.provenance(specs[u.op])}
     try:
         p = prepare(cell.adapter, u.op, u.standard, None, cell.dtype, dict(u.attributes),
                     chunk_size=chunk_size or DEFAULT_CHUNK, samples=samples, specs=specs,
@@ -143,7 +170,7 @@ def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int,
         out = {**base, "status": "not-claimed", "why": str(exc)}
         _write(cell.path(root), json.dumps(out, indent=1, sort_keys=True))
         return out
-    resume = str(cell.chunks(root)) if dt.get(cell.dtype).bits >= 32 else None
+    resume = _fresh_chunks(cell, root, base["provenance"]) if dt.get(cell.dtype).bits >= 32 else None
     outcome = execute(p, workers=workers, scheduler=scheduler, resume=resume, log=log)
     s, info = outcome.summary, outcome.info
     out = {**report.to_json(s, info), **base, "status": "swept"}
@@ -181,14 +208,18 @@ def load_cells(root: Path) -> list[dict]:
     return out
 
 
-def cell_facts(d: dict) -> dict:
+def cell_facts(d: dict, specs: dict | None = None) -> dict:
     """What the page and accuracy.json say about one cell: verdict, shares per error class, the
     worst element (input, expected, actual in hex), what special inputs gave, the command that
-    re-runs the worst element, the plot."""
+    re-runs the worst element, the plot; with ``specs``, why it is stale (``stale``: [] when it was
+    judged by the current spec and judge)."""
     from specgen.sweep import report
 
     facts = {k: d[k] for k in ("op", "label", "standard", "attribute_set", "attributes", "extra_inputs",
                                "adapter", "dtype", "mode", "status")}
+    facts["provenance"] = d.get("provenance")
+    if specs is not None:
+        facts["stale"] = provenance.stale_reasons(d, specs.get(d["op"]))
     if d["status"] != "swept":
         facts["why"] = d.get("why", "")
         return facts

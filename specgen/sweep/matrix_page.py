@@ -43,11 +43,15 @@ def _row_order(f: dict):
     return (f["op"], f["attribute_set"] != "defaults", f["attribute_set"], sorted(f["extra_inputs"].items()))
 
 
+STALE = "†"
+
+
 def cell_text(f: dict) -> str:
+    stale = f" {STALE}" if f.get("stale") else ""
     if f["status"] == "not-claimed":
-        return "not claimed"
+        return "not claimed" + stale
     err = _ulp_text(f.get("largest_finite_error_ulp"))
-    partial = "" if f.get("complete") else " (partial)"
+    partial = ("" if f.get("complete") else " (partial)") + stale
     if not f["failures"]:
         return f"pass · {err}{partial}"
     return (f"**fail** {_pct(f['failures'] / f['total'])} · {_ulp_text(f['worst']['error_ulp'])}"
@@ -65,9 +69,10 @@ def _specials_text(f: dict) -> str:
     return "; ".join(parts)
 
 
-def render(root: Path, page: Path, command: str = "") -> tuple[str, dict]:
-    """(Markdown, JSON) of every cell in the results folder ``root``; links relative to ``page``."""
-    facts = [cell_facts(d) for d in load_cells(root)]
+def render(root: Path, page: Path, command: str = "", specs: dict | None = None) -> tuple[str, dict]:
+    """(Markdown, JSON) of every cell in the results folder ``root``; links relative to ``page``.
+    With ``specs`` (the specs in use), a cell judged by another spec or judge is marked stale."""
+    facts = [cell_facts(d, specs) for d in load_cells(root)]
     data = {"format": MATRIX_FORMAT, "command": command, "cells": facts}
     sections = [(d, m) for d in DTYPE_ORDER for m in ("exhaustive", "sample")
                 if any(f["dtype"] == d and f["mode"] == m for f in facts)]
@@ -93,6 +98,11 @@ def render(root: Path, page: Path, command: str = "") -> tuple[str, dict]:
     total = sum(f.get("total", 0) for f in facts)
     failing = sum(1 for f in facts if f.get("failures"))
     lines += [f"{len(facts)} cells, {total:,} inputs judged, {failing} cells with failing inputs.", ""]
+    stale = [f for f in facts if f.get("stale")]
+    if stale:
+        lines += [f"**{len(stale)} cells are stale** ({STALE}): judged by another version of their spec or of the judge "
+                  "(specgen/sweep/provenance.py), so their verdicts may not be today's; `specgen matrix` with the "
+                  "options of the command above runs them again. Why, per cell: the list at the end of this page.", ""]
     for dtype, mode in sections:
         cells = [f for f in facts if f["dtype"] == dtype and f["mode"] == mode]
         size = max((f.get("total", 0) for f in cells), default=0)
@@ -131,11 +141,19 @@ def render(root: Path, page: Path, command: str = "") -> tuple[str, dict]:
             if f["status"] == "swept":
                 lines.append(f"| {f['label']} | {f['adapter']} | {_specials_text(f) or '—'} |")
         lines += ["", "</details>", ""]
+    if stale:
+        lines += ["<details><summary>Stale cells, and why</summary>", "",
+                  "| dtype | operator | backend | why |", "| --- | --- | --- | --- |"]
+        for f in sorted(stale, key=lambda f: (DTYPE_ORDER.index(f["dtype"]) if f["dtype"] in DTYPE_ORDER else 9,
+                                              f["mode"], _row_order(f), f["adapter"])):
+            where = f["dtype"] + ("" if f["mode"] == "exhaustive" else " sample")
+            lines.append(f"| {where} | {f['label']} | {f['adapter']} | {'; '.join(f['stale'])} |")
+        lines += ["", "</details>", ""]
     return "\n".join(lines) + "\n", data
 
 
-def write(root: Path, page: Path, json_path: Path | None, command: str = "") -> None:
-    text, data = render(root, page, command)
+def write(root: Path, page: Path, json_path: Path | None, command: str = "", specs: dict | None = None) -> None:
+    text, data = render(root, page, command, specs)
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(text)
     if json_path is not None:

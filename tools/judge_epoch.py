@@ -1,0 +1,42 @@
+"""Keep specgen/sweep/judge_epoch.json in step with the judge's sources (specgen.sweep.provenance).
+
+    python tools/judge_epoch.py            # check: exit 1 when the judge's sources changed since the record
+    python tools/judge_epoch.py --refresh  # the change leaves every verdict as it was: record the new digest
+    python tools/judge_epoch.py --bump     # the change moves verdicts: epoch + 1 (every matrix cell is stale)
+
+A change to the judge is one of the two on purpose: --refresh after a refactor or a faster tier the
+tests prove equal (tests/test_compare_fast.py), --bump after anything that can turn a verdict or an
+error value. ``specgen matrix`` re-runs the cells of an older epoch.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from specgen.sweep import provenance as P
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--refresh", action="store_true", help="record the current sources' digest, same epoch")
+    g.add_argument("--bump", action="store_true", help="epoch + 1 and record the current sources' digest")
+    args = ap.parse_args(argv)
+    rec, now = P.recorded(), P.sources_digest()
+    if args.refresh or args.bump:
+        epoch = rec["epoch"] + (1 if args.bump else 0)
+        P.EPOCH_FILE.write_text(json.dumps({"epoch": epoch, "sources": now}, indent=1) + "\n")
+        print(f"judge epoch {epoch}, sources {now[:16]}")
+        return 0
+    if rec["sources"] != now:
+        print(f"the judge's sources changed since epoch {rec['epoch']} was recorded "
+              f"({', '.join(P.JUDGE_SOURCES)}): run tools/judge_epoch.py --refresh if every verdict stays "
+              "as it was, --bump if verdicts change", file=sys.stderr)
+        return 1
+    print(f"judge epoch {rec['epoch']}: sources as recorded")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
