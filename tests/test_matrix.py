@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from specgen.cli import main
@@ -152,3 +153,22 @@ def test_the_judge_epoch_record_matches_the_judge_sources():
     assert P.recorded()["sources"] == P.sources_digest(), (
         "the judge's sources changed: run `python tools/judge_epoch.py --refresh` if every verdict stays as it "
         "was, `--bump` if verdicts change (every matrix cell then runs again)")
+
+
+def test_only_a_failing_cell_gets_a_plot(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    root = tmp_path / "acc"
+    args = ["matrix", "--adapter", "fake_adapters.sweep:SweepFake", "--dtype", "float16", "--ops", "softsign",
+            "--workers", "0", "--results", str(root), "--markdown", str(tmp_path / "a.md"), "--json",
+            str(tmp_path / "a.json")]
+    monkeypatch.setenv("SWEEP_FAKE_WRONG", "0x3dff:0x3e01")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    (png,) = root.glob("float16/*/softsign-defaults.png")
+    assert png.read_bytes().startswith(b"\x89PNG") and png.name in (tmp_path / "a.md").read_text()
+    monkeypatch.delenv("SWEEP_FAKE_WRONG")
+    cell = next(root.glob("float16/*/softsign-defaults.json"))
+    data = json.loads(cell.read_text())
+    data["provenance"]["judge_epoch"] -= 1  # stale: run again, now passing
+    cell.write_text(json.dumps(data))
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert not list(root.glob("float16/*/*.png"))

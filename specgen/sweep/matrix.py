@@ -174,9 +174,13 @@ def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int,
     outcome = execute(p, workers=workers, scheduler=scheduler, resume=resume, log=log)
     s, info = outcome.summary, outcome.info
     out = {**report.to_json(s, info), **base, "status": "swept"}
-    if s is not None and plots and info.get("complete"):
+    png = cell.path(root).with_suffix(".png")
+    if png.exists():
+        png.unlink()  # a plot of an earlier run of the cell
+    # a plot per failing cell: the page shows those only (a passing cell's error profile is one
+    # `specgen sweep ... --markdown` away), and 8 KB per cell is most of the results' bytes
+    if s is not None and plots and info.get("complete") and s.failures:
         try:
-            png = cell.path(root).with_suffix(".png")
             png.parent.mkdir(parents=True, exist_ok=True)
             report.plot(s, str(png), title=f"{u.label} {cell.dtype} on {cell.adapter}: {s.failures:,} of "
                                             f"{s.total:,} failing", small=True)
