@@ -232,8 +232,9 @@ def _attributes(standard, given):
                 continue  # an optional one: _absent says what it stands for
             if value is None:
                 raise TypeError(f"{OPERATOR} in {standard} requires attribute {name!r} (the standard has no default)")
-        # a finite value beyond float32's range is a float64 tensor's limit, not a float32 attribute
-        out[name] = float(value) if np.isfinite(value) and abs(value) > np.finfo(np.float32).max else float(np.float32(value))
+        # a finite value beyond float32's range is a float64 tensor's limit, not a float32 attribute (numpy 2
+        # compares a Python float with a float32 scalar in float32: the limit as a Python float compares in float64)
+        out[name] = float(value) if np.isfinite(value) and abs(value) > float(np.finfo(np.float32).max) else float(np.float32(value))
     return out
 
 
