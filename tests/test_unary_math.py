@@ -55,6 +55,16 @@ def test_scale_bias_is_a_directml_prefix_of_the_formula_and_fixed_elsewhere():
     assert any("[scale=2.5,bias=-0.75]" in c.id for c in SIN_DML)
 
 
+def test_an_integer_tensor_keeps_a_float_only_scale_bias_at_its_identity_even_at_the_boundaries():
+    """ScaleBias is float_tensors_only: integer tensors get neither designed sets nor boundary
+    values of scale and bias (DirectML ABS's int32 rows had scale = 3.4e38 cases)."""
+    from specgen.generate.corpus import attribute_boundary_sets
+
+    assert attribute_boundary_sets(SPECS["absolute"], "directml", tensor_dtype="int32") == []
+    assert {a.name for a in attribute_boundary_sets(SPECS["absolute"], "directml", tensor_dtype="float32")} >= {
+        "boundary-scale-huge", "boundary-bias-subnormal"}
+
+
 def test_an_input_transform_that_clashes_with_an_attribute_is_an_error_naming_the_file(tmp_path):
     shutil.copy(ROOT / "specs" / "_standards.yaml", tmp_path / "_standards.yaml")
     text = (ROOT / "specs" / "sin.yaml").read_text().replace(

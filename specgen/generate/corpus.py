@@ -266,6 +266,16 @@ ATTRIBUTE_BOUNDARIES = (("subnormal", 2.0 ** -149), ("huge", float(np.finfo(np.f
 BOUNDARY_PER_REGION = 4  # region samples of an attribute-boundary case (the breakpoints are all there)
 
 
+def float_only_transform_attributes(spec, standard: str, dtype: str | None) -> set[str]:
+    """The attributes of the standard's input transform when it applies to float tensors only
+    (``float_tensors_only``) and ``dtype`` is an integer type: those stay at their identity."""
+    std_ = spec.standards[standard]
+    if dtype is None or dt.get(dtype).is_float or not std_.input_transform:
+        return set()
+    t = std_.info.input_transforms[std_.input_transform[0]]
+    return set(t.attributes) if t.float_tensors_only else set()
+
+
 def crossed(spec, values: dict) -> bool:
     """Whether ``values`` put the spec's ordered pair (attribute_order) in the wrong order."""
     if spec.attribute_order is None:
@@ -275,15 +285,19 @@ def crossed(spec, values: dict) -> bool:
     return lo is not None and hi is not None and lo > hi
 
 
-def attribute_boundary_sets(spec, standard: str, version: str | None = None, dtype: str | None = None) -> list[AttrSet]:
+def attribute_boundary_sets(spec, standard: str, version: str | None = None, dtype: str | None = None, *,
+                            tensor_dtype: str | None = None) -> list[AttrSet]:
     """One set per attribute the standard lets a call set and per boundary value: that attribute at
     the boundary, the others at the standard's first designed set (its defaults where it has
     them), so a kernel right at the defaults but wrong at one attribute's boundary fails. With
-    ``version`` and ``dtype``, the first set of that row (absent inputs at the dtype's limits)."""
+    ``version`` and ``dtype``, the first set of that row (absent inputs at the dtype's limits).
+    ``tensor_dtype`` (default ``dtype``): an integer tensor gets no boundary of an input transform
+    that applies to float tensors only (DirectML's ScaleBias stays at its identity there)."""
     fixed = spec.standards[standard].fixed()
     base = attribute_sets(spec, standard, version, dtype)[0].values
     out = []
     closed = {a.name for a in spec.attributes if a.int_values}  # flags take their listed values only
+    closed |= float_only_transform_attributes(spec, standard, tensor_dtype or dtype)
     for k in spec.numeric_attribute_names:
         if k in fixed or k in closed:
             continue
@@ -1025,7 +1039,7 @@ class OpCorpus:
         prefix = f"{self.spec.id}/{std.key}-{ver.version}/{dtype}"
         seen = set()
         row = (ver.version, dtype) if ver.as_inputs or ver.absent_defaults else (None, None)
-        for aset in attribute_boundary_sets(self.spec, std.key, *row):
+        for aset in attribute_boundary_sets(self.spec, std.key, *row, tensor_dtype=dtype):
             if ver.as_inputs:  # given as tensors of the input's type: the values it holds (attribute_sets)
                 aset = AttrSet(aset.name, ver.as_input_values(aset.values, dtype), aset.default)
                 key = tuple(sorted(aset.values.items()))
