@@ -51,7 +51,13 @@ class TorchAdapter(Adapter):
         return self.skipped
 
     def backend_version(self) -> str:
-        return f"torch {self._torch.__version__} (CPU)"
+        # the kernels' results depend on the vector ISA ATen dispatches to (gelu(+inf) was NaN on one
+        # machine and is +inf on an AVX2 one), so the version says which
+        try:
+            isa = self._torch.backends.cpu.get_cpu_capability()
+        except Exception:  # noqa: BLE001 - an older torch: no capability query
+            isa = ""
+        return f"torch {self._torch.__version__} (CPU{', ATen ' + isa if isa else ''})"
 
     def claims(self):
         return [e.claim() for e in self.mapping.entries]
