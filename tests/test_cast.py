@@ -268,3 +268,42 @@ def test_saturate_0_designed_values():
     got = values("float8e5m2")
     assert got[61440.0] == np.inf and got[-61440.0] == -np.inf and got[np.inf] == np.inf
     assert got[float(np.nextafter(np.float32(61440), np.float32(0)))] == 57344.0
+
+
+# ONNX Cast-1: `to` a STRING, the TensorProto DataType's name (the version's attribute_values), 6 and later the
+# enum's integer. Its row is its own (the calls differ): the designed product and a rank sweep there too.
+def test_cast_1_is_designed_and_spells_to_by_name():
+    from onnx import AttributeProto, TensorProto, checker
+
+    from specgen.adapters.onnx_common import model_for_call
+    from specgen.runner.call import build_call
+
+    spec = SPECS["cast"]
+    v1 = spec.standards["onnx"].version("1")
+    cases = select(ALL, Filters(ops=("cast",), kinds=("positive",)))
+    pairs = {(c.dtype, c.attributes["to"]) for c in cases if (c.standard, c.version) == ("onnx", "1")
+             and "/breakpoints" in c.id}
+    assert pairs == {(a, b) for a in v1.dtypes("x") for b in v1.dtypes("y")}
+    assert any(c.version == "1" and "/sweep" in c.id for c in cases)
+    for version, kind in (("1", AttributeProto.STRING), ("6", AttributeProto.INT)):
+        case = next(c for c in cases if (c.standard, c.version) == ("onnx", version) and "/breakpoints" in c.id
+                    and c.dtype == "float32" and c.attributes["to"] == "float16")
+        call = build_call(case, case.load(), spec, ["x"], ["y"])
+        model, _, _ = model_for_call(call, concrete=True)
+        (attr,) = model.graph.node[0].attribute
+        assert attr.name == "to" and attr.type == kind
+        value = attr.s.decode() if kind == AttributeProto.STRING else attr.i
+        assert value == ("FLOAT16" if version == "1" else TensorProto.FLOAT16)
+        checker.check_model(model, full_check=version != "1")  # Cast-1 has no shape inference to check with
+
+
+def test_cast_1_validation_takes_its_own_spelling():
+    from pathlib import Path
+
+    from specgen.generate.tree import import_generated
+
+    validate = import_generated(Path(__file__).resolve().parent.parent / "generated", "validate", "cast").validate
+    tensors = {"x": {"dtype": "float32", "sizes": [2]}, "y": {"dtype": "int32", "sizes": [2]}}
+    assert validate("onnx", "1", tensors, {"to": "INT32"}) == []
+    assert validate("onnx", "6", tensors, {"to": 6}) == []
+    assert validate("onnx", "1", tensors, {"to": 6}) != []  # the integer is 6's spelling, not 1's

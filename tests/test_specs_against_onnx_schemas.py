@@ -90,8 +90,6 @@ LEFT_OUT = {
     **{(op, "1"): "its legacy broadcast/axis attributes (default broadcast = 0: both inputs of one shape) need a "
                   "per-version shape rule that the spec format does not have yet"
        for op in ("equal", "less", "greater", "logical_and", "logical_or", "logical_xor")},
-    ("cast", "1"): "Cast-1's `to` is a STRING (the TensorProto DataType name, 'FLOAT') where 6 and later take the "
-                   "enum's integer; a binding spells an attribute's values once per standard, not per version",
     ("mod", "28"): "Mod-28 lets fmod = 0 and 1 take every type (floor mod of floats, with its own special cases), "
                    "where 10 and 13 tie fmod to the tensor kind; kind_values is per standard, not per version, yet",
 }
@@ -156,12 +154,19 @@ def test_onnx_version_matches_schema(op_id, version):
     for name, binding in names.items():
         attr = schema.attributes[name]
         if binding.attribute in SPECS[op_id].dtype_attributes:
-            # an output type by name (Cast's to): required, each dtype spelled as its TensorProto.DataType
+            # an output type by name (Cast's to): required, each dtype spelled as its TensorProto.DataType, the
+            # enum's integer (INT) or, where the version spells it so (attribute_values: Cast-1), its name (STRING)
             from onnx import TensorProto
 
-            assert attr.type == onnx_defs.OpSchema.AttrType.INT and attr.required and binding.required, name
-            for dtype, spelling in binding.values.items():
-                assert ONNX_TYPES[f"tensor({TensorProto.DataType.Name(spelling).lower()})"] == dtype, (name, dtype)
+            spelled = std.at(version).attributes[binding.attribute].values
+            by_name = all(isinstance(v, str) for v in spelled.values())
+            assert attr.type == (onnx_defs.OpSchema.AttrType.STRING if by_name else onnx_defs.OpSchema.AttrType.INT)
+            assert attr.required and binding.required, name
+            for dtype, spelling in spelled.items():
+                enum = TensorProto.DataType.Value(spelling) if by_name else spelling
+                assert ONNX_TYPES[f"tensor({TensorProto.DataType.Name(enum).lower()})"] == dtype, (name, dtype)
+            assert set(entry.dtypes(next(t.name for t in SPECS[op_id].outputs if t.dtype_from == binding.attribute))) \
+                <= set(spelled), name
             continue
         if binding.values and all(isinstance(v, int) for v in binding.values.values()):
             # a string attribute that ONNX spells as an integer flag (Mod's fmod): INT, its default, each value in the doc
