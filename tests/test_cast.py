@@ -20,9 +20,11 @@ LATEST = SPECS["cast"].standards["onnx"].versions[-1].version  # designed_at_end
 
 
 def _cases(version, dtypes, targets, standard="onnx", kinds=("/breakpoints",)):
+    """The designed cases of these pairs at the default saturate = 1 (a float8 target's saturate = 0 cases
+    are SATURATE_0's)."""
     return [c for c in select(ALL, Filters(ops=("cast",), kinds=("positive",), dtypes=dtypes))
             if (c.standard, c.version) == (standard, version) and any(k in c.id for k in kinds)
-            and c.attributes["to"] in targets]
+            and c.attributes["to"] in targets and c.attributes.get("saturate", 1) == 1]
 
 
 FLOAT_TO_INT = _cases(LATEST, ("float32", "float64", "float16"), ("int8", "uint8", "int32", "uint64"))
@@ -186,3 +188,122 @@ def test_float8_designed_values():
     sub = 2.0 ** -9
     assert got[sub / 2] == 0.0 and got[3 * sub / 2] == 2 * sub  # ties between subnormals to even
     assert np.isnan(y[np.isnan(x)]).all()
+
+
+# saturate (ONNX 19+, float8 targets only: the attribute's applies_when): the float8 targets' cases at
+# saturate = 0 (given) beside those at the default 1 (not given); the other targets have no saturate
+SATURATE_0 = [c for c in select(ALL, Filters(ops=("cast",), kinds=("positive",)))
+              if c.attributes.get("saturate") == 0 and ("/breakpoints" in c.id or "/regions" in c.id)]
+
+
+def _overflows(case) -> bool:
+    """Whether a case's input holds +-inf or a value whose one rounding to the target passes its largest finite."""
+    from specgen.numerics import ulp as U
+
+    x = case.load()["x"].astype(np.float64).ravel()
+    to = case.attributes["to"]
+    return any(np.isinf(v) or (np.isfinite(v) and not np.isfinite(U.round_fraction(float(v), to))) for v in x)
+
+
+def test_saturate_exists_for_float8_targets_only_and_doubles_only_them():
+    cases = select(ALL, Filters(ops=("cast",), kinds=("positive",)))
+    for c in cases:
+        if c.attributes["to"] in FLOAT8:
+            assert c.attributes["saturate"] in (0, 1), c.id
+            # the default is left out of the call and of the case id; 0 is given
+            assert ("saturate" in c.attributes_given) == (c.attributes["saturate"] == 0), c.id
+            assert ("saturate=0" in c.id) == (c.attributes["saturate"] == 0), c.id
+        else:
+            assert "saturate" not in c.attributes and "saturate" not in c.id, c.id
+    pairs = {}
+    for c in cases:
+        if c.version == LATEST and "/breakpoints" in c.id:
+            pairs.setdefault(c.attributes.get("saturate"), set()).add((c.dtype, c.attributes["to"]))
+    latest = SPECS["cast"].standards["onnx"].versions[-1]
+    assert pairs[0] == {(a, b) for a in latest.dtypes("x") for b in FLOAT8}
+    assert pairs[1] == pairs[0]
+    assert pairs[None] == {(a, b) for a in latest.dtypes("x") for b in latest.dtypes("y") if b not in FLOAT8}
+    # none before 19 (no float8 type there), none in WebNN (no saturate, no float8)
+    assert all(int(c.version) >= 19 for c in cases if "saturate" in c.attributes and c.standard == "onnx")
+    assert not any("saturate" in c.attributes for c in cases if c.standard == "webnn")
+
+
+def test_the_correct_kernel_passes_at_saturate_0():
+    bad = [(r.case_id, r.reason) for r in run("CorrectCast", SATURATE_0) if r.verdict != PASS]
+    assert bad == []
+
+
+def test_saturating_at_saturate_0_fails_past_the_largest_finite():
+    """+-max where saturate = 0 gives NaN (e5m2 +-inf): every saturate = 0 case whose inputs pass the target's
+    range (+-inf included) fails, at such an input; the others pass."""
+    results = run("AlwaysSaturates", SATURATE_0)
+    cases = {c.id: c for c in SATURATE_0}
+    for r in results:
+        c = cases[r.case_id]
+        assert r.verdict == (FAIL if _overflows(c) else PASS), (r.case_id, r.verdict, r.reason)
+        if r.verdict == FAIL:
+            x = _worst(r)
+            assert abs(x) > dt_max(c.attributes["to"]), (r.case_id, x)
+    assert sum(r.verdict == FAIL for r in results) >= len(SATURATE_0) // 2
+
+
+def test_overflowing_at_saturate_1_fails_and_passes_at_saturate_0():
+    """The kernel that never saturates (NaN, e5m2 +-inf, past the range) is right at saturate = 0 only."""
+    assert [(r.case_id, r.reason) for r in run("IgnoresSaturate", SATURATE_0) if r.verdict != PASS] == []
+    at_1 = [c for c in TO_FLOAT8 if _overflows(c)]
+    assert at_1 and {r.verdict for r in run("IgnoresSaturate", at_1)} == {FAIL}
+
+
+def test_saturate_0_designed_values():
+    """float32 -> e4m3fn at saturate = 0: the tie 464 to 448 (even), the float32 value past it and +-inf to NaN;
+    float32 -> e5m2: 61440 (the tie, to 65536) and +-inf to +-inf."""
+    def values(to):
+        case = next(c for c in SATURATE_0 if c.dtype == "float32" and c.attributes["to"] == to
+                    and c.version == LATEST and "/breakpoints" in c.id)
+        t = case.load()
+        return dict(zip(t["x"].astype(np.float64).ravel().tolist(), t["y"].astype(np.float64).ravel().tolist()))
+    got = values("float8e4m3fn")
+    assert got[464.0] == 448.0 and np.isnan(got[float(np.nextafter(np.float32(464), np.float32(500)))])
+    assert np.isnan(got[np.inf]) and np.isnan(got[-np.inf])
+    got = values("float8e5m2")
+    assert got[61440.0] == np.inf and got[-61440.0] == -np.inf and got[np.inf] == np.inf
+    assert got[float(np.nextafter(np.float32(61440), np.float32(0)))] == 57344.0
+
+
+# ONNX Cast-1: `to` a STRING, the TensorProto DataType's name (the version's attribute_values), 6 and later the
+# enum's integer. Its row is its own (the calls differ): the designed product and a rank sweep there too.
+def test_cast_1_is_designed_and_spells_to_by_name():
+    from onnx import AttributeProto, TensorProto, checker
+
+    from specgen.adapters.onnx_common import model_for_call
+    from specgen.runner.call import build_call
+
+    spec = SPECS["cast"]
+    v1 = spec.standards["onnx"].version("1")
+    cases = select(ALL, Filters(ops=("cast",), kinds=("positive",)))
+    pairs = {(c.dtype, c.attributes["to"]) for c in cases if (c.standard, c.version) == ("onnx", "1")
+             and "/breakpoints" in c.id}
+    assert pairs == {(a, b) for a in v1.dtypes("x") for b in v1.dtypes("y")}
+    assert any(c.version == "1" and "/sweep" in c.id for c in cases)
+    for version, kind in (("1", AttributeProto.STRING), ("6", AttributeProto.INT)):
+        case = next(c for c in cases if (c.standard, c.version) == ("onnx", version) and "/breakpoints" in c.id
+                    and c.dtype == "float32" and c.attributes["to"] == "float16")
+        call = build_call(case, case.load(), spec, ["x"], ["y"])
+        model, _, _ = model_for_call(call, concrete=True)
+        (attr,) = model.graph.node[0].attribute
+        assert attr.name == "to" and attr.type == kind
+        value = attr.s.decode() if kind == AttributeProto.STRING else attr.i
+        assert value == ("FLOAT16" if version == "1" else TensorProto.FLOAT16)
+        checker.check_model(model, full_check=version != "1")  # Cast-1 has no shape inference to check with
+
+
+def test_cast_1_validation_takes_its_own_spelling():
+    from pathlib import Path
+
+    from specgen.generate.tree import import_generated
+
+    validate = import_generated(Path(__file__).resolve().parent.parent / "generated", "validate", "cast").validate
+    tensors = {"x": {"dtype": "float32", "sizes": [2]}, "y": {"dtype": "int32", "sizes": [2]}}
+    assert validate("onnx", "1", tensors, {"to": "INT32"}) == []
+    assert validate("onnx", "6", tensors, {"to": 6}) == []
+    assert validate("onnx", "1", tensors, {"to": 6}) != []  # the integer is 6's spelling, not 1's

@@ -112,3 +112,53 @@ def test_ulp_and_ordered(name):
     assert np.all(np.diff(o[order]) >= 0)  # value order (-0 and +0 the same)
     assert float(U.ulp(1.0, name)) == 2.0 ** (1 - d.precision)
     assert float(U.ulp(0.0, name)) == d.min_subnormal
+
+
+# ONNX Cast's float8 targets through specgen's golden path (the spec's formulas, resolved by `to` and judged
+# with saturate): at every float8 value, the midpoints and the overflow points (with their float64 and
+# float32 neighbours), saturate = 0 is the one rounding of x and saturate = 1 the one rounding of x clamped
+# to +-max, each against exact rational rounding (round_fraction).
+def _cast_golden(x: np.ndarray, to: str, saturate: int) -> np.ndarray:
+    from specgen.numerics.exact import golden
+    from specgen.spec.loader import load_all
+
+    spec, attrs = load_all()["cast"].resolve({"to": to, "saturate": float(saturate)}, "onnx")
+    return golden(spec, {"x": x}, attrs, to, "onnx").y.astype(np.float64)
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+@pytest.mark.parametrize("saturate", [0, 1])
+def test_cast_golden_values_are_one_correct_rounding(name, saturate):
+    d = dt.get(name)
+    cand = _candidates(d)
+    got = _cast_golden(cand, name, saturate)
+    big = d.max_finite
+    want = [U.round_fraction(float(v) if saturate == 0 or math.isnan(v) else min(max(float(v), -big), big), name)
+            for v in cand]
+    bad = [(v, g, w) for v, g, w in zip(cand, got, want) if not _same(g, w)]
+    assert bad == []
+
+
+# saturate = 0's overflow points, from the saturate = 0 table ("[x] > FLT_MAX -> NaN", E5M2 "Inf"): the first
+# |x| whose rounding to the target's mantissa width passes the largest finite, and whether it is reached at the
+# midpoint itself (the midpoint ties to the even one: to FLT_MAX for e4m3fn, whose 448 = 1.110b x 2^8 is even;
+# past it for the others, whose largest finite ends in a 1)
+@pytest.mark.parametrize("name, midpoint, tie_overflows, overflow",
+                         [("float8e4m3fn", 464.0, False, math.nan), ("float8e4m3fnuz", 248.0, True, math.nan),
+                          ("float8e5m2", 61440.0, True, math.inf), ("float8e5m2fnuz", 61440.0, True, math.nan)])
+def test_saturate_0_overflow_points_are_exact(name, midpoint, tie_overflows, overflow):
+    from fractions import Fraction
+
+    d = dt.get(name)
+    assert Fraction(midpoint) == Fraction(d.max_finite) + Fraction(2) ** (d.emax - d.precision + 1) / 2
+    below, above = math.nextafter(midpoint, 0.0), math.nextafter(midpoint, math.inf)
+    x = np.array([below, midpoint, above, -midpoint, math.inf, -math.inf, 1e300])
+    got = _cast_golden(x, name, 0)
+    at_tie = overflow if tie_overflows else d.max_finite
+    want = [d.max_finite, at_tie, overflow, -at_tie if not math.isnan(at_tie) else at_tie,
+            overflow, -overflow, overflow]
+    assert all(_same(g, w) for g, w in zip(got, want)), (got, want)
+    # saturate = 1 gives the largest finite at each of them
+    sat = _cast_golden(x, name, 1)
+    assert all(_same(g, w) for g, w in zip(sat, [big * s for big, s in [(d.max_finite, 1)] * 3 + [(d.max_finite, -1),
+                                                 (d.max_finite, 1), (d.max_finite, -1), (d.max_finite, 1)]])), sat

@@ -60,13 +60,12 @@ DELIBERATE = {
        for op in ("maximum", "minimum") for v in ("8", "12", "13")},
     **{("cast", v): {
         **({"unrepresentable_types": True} if v != "6" else {}),
-        **({"attributes_as_facts": ["saturate"] + (["round_mode"] if int(v) >= 24 else [])} if int(v) >= 19 else {}),
+        **({"attributes_as_facts": ["round_mode"]} if int(v) >= 24 else {}),
         "reason": "Cast's T1/T2 also list tensor(string) (9+), int4/uint4 (21+), float4e2m1 "
                   "(23+), float8e8m0 (24+), int2/uint2 (25+) and the float6 types (28), which specgen has no dtype for; "
-                  "saturate (19+) and round_mode (24+) apply only to float 8 targets, so the spec records them as facts "
-                  "of the version (facts.saturate, facts.round_mode), not extra attributes: an extra attribute would "
-                  "split the run of equal rows that designed_at_ends and rank_sweep_once rely on (the float8 formulas "
-                  "state saturate = 1, the default, which every case takes)"}
+                  "round_mode (24+) applies only to float8e8m0 targets, a type specgen has none for, so the spec "
+                  "records it as a fact of the version (facts.round_mode), not an extra attribute: an extra attribute "
+                  "would split the run of equal rows that designed_at_ends and rank_sweep_once rely on"}
        for v in ("6", "9", "13", "19", "21", "23", "24", "25", "28")},
     ("power", "7"): {"type_param": "T",
                      "reason": "Pow-7's exponent Y is of T; from opset 12 it has its own list T1, and a binding "
@@ -91,8 +90,6 @@ LEFT_OUT = {
     **{(op, "1"): "its legacy broadcast/axis attributes (default broadcast = 0: both inputs of one shape) need a "
                   "per-version shape rule that the spec format does not have yet"
        for op in ("equal", "less", "greater", "logical_and", "logical_or", "logical_xor")},
-    ("cast", "1"): "Cast-1's `to` is a STRING (the TensorProto DataType name, 'FLOAT') where 6 and later take the "
-                   "enum's integer; a binding spells an attribute's values once per standard, not per version",
     ("mod", "28"): "Mod-28 lets fmod = 0 and 1 take every type (floor mod of floats, with its own special cases), "
                    "where 10 and 13 tie fmod to the tensor kind; kind_values is per standard, not per version, yet",
 }
@@ -144,8 +141,11 @@ def test_onnx_version_matches_schema(op_id, version):
     else:
         assert params == schema_params
     # attributes: formula attributes with defaults, plus the version's extra attributes
+    # fixed: not an ONNX attribute; one whose applies_when no call of this version meets is none of its attributes
+    # (Cast's saturate, float 8 targets only, before 19)
     names = {b.name: b for b in std.attributes.values()
-             if b.fixed is None and b.attribute not in entry.as_inputs}  # fixed: not an ONNX attribute
+             if b.fixed is None and b.attribute not in entry.as_inputs
+             and SPECS[op_id].exists_in(b.attribute, "onnx", version)}
     extras = {e.name for e in entry.extra_attributes}
     as_facts = set(deliberate.get("attributes_as_facts", ()))
     assert as_facts <= set(entry.facts) and not as_facts & (set(names) | extras)
@@ -154,12 +154,19 @@ def test_onnx_version_matches_schema(op_id, version):
     for name, binding in names.items():
         attr = schema.attributes[name]
         if binding.attribute in SPECS[op_id].dtype_attributes:
-            # an output type by name (Cast's to): required, each dtype spelled as its TensorProto.DataType
+            # an output type by name (Cast's to): required, each dtype spelled as its TensorProto.DataType, the
+            # enum's integer (INT) or, where the version spells it so (attribute_values: Cast-1), its name (STRING)
             from onnx import TensorProto
 
-            assert attr.type == onnx_defs.OpSchema.AttrType.INT and attr.required and binding.required, name
-            for dtype, spelling in binding.values.items():
-                assert ONNX_TYPES[f"tensor({TensorProto.DataType.Name(spelling).lower()})"] == dtype, (name, dtype)
+            spelled = std.at(version).attributes[binding.attribute].values
+            by_name = all(isinstance(v, str) for v in spelled.values())
+            assert attr.type == (onnx_defs.OpSchema.AttrType.STRING if by_name else onnx_defs.OpSchema.AttrType.INT)
+            assert attr.required and binding.required, name
+            for dtype, spelling in spelled.items():
+                enum = TensorProto.DataType.Value(spelling) if by_name else spelling
+                assert ONNX_TYPES[f"tensor({TensorProto.DataType.Name(enum).lower()})"] == dtype, (name, dtype)
+            assert set(entry.dtypes(next(t.name for t in SPECS[op_id].outputs if t.dtype_from == binding.attribute))) \
+                <= set(spelled), name
             continue
         if binding.values and all(isinstance(v, int) for v in binding.values.values()):
             # a string attribute that ONNX spells as an integer flag (Mod's fmod): INT, its default, each value in the doc

@@ -385,9 +385,17 @@ class Call:
         return self.x.ndim
 
     def _standard(self):
+        """The spec's block of the call's standard, as the call's version spells it (OpStandard.at: ONNX
+        Cast-1's STRING to)."""
         if self.spec is None:
             return None
-        return self.spec.standards.get(self.standard)
+        std = self.spec.standards.get(self.standard)
+        if std is None or not self.version or not hasattr(std, "at"):
+            return std
+        try:
+            return std.at(self.version)
+        except KeyError:  # a version the spec does not list (a must-reject probe, a fake spec): the block's own
+            return std
 
     def std_attributes(self, given_only: bool = False) -> dict[str, float]:
         """Attributes under the standard's own names (threshold -> lambd for ONNX Shrink), string

@@ -251,19 +251,20 @@ class ProbedOnnxClaims:
             in_names = [std.tensors[t.name].name for t in spec.inputs]
             out_names = [std.tensors[t.name].name for t in spec.outputs]
             for v in std.versions:
+                std_v = std.at(v.version)  # the block as this version spells it (Cast-1's STRING to)
                 works = []
                 for dtype in case_dtypes(v, [t.name for t in spec.inputs]):
                     # each tensor's dtype in a case of this dtype (a comparison's output: bool)
-                    tdt = {std.tensors[t.name].name: tensor_dtype(v, t.name, dtype) for t in spec.inputs + spec.outputs}
-                    attrs = probe_attributes(std, dtype)
+                    tdt = {std_v.tensors[t.name].name: tensor_dtype(v, t.name, dtype) for t in spec.inputs + spec.outputs}
+                    attrs = probe_attributes(std_v, dtype)
                     for t in spec.outputs:  # an output type an attribute names (Cast's to): the input's, else the first
                         if t.dtype_from is not None:
                             listed = v.dtypes(t.name)
                             chosen = dtype if dtype in listed else listed[0]
-                            tdt[std.tensors[t.name].name] = chosen
-                            attrs[std.attributes[t.dtype_from].name] = std.attributes[t.dtype_from].spell(chosen)
+                            tdt[std_v.tensors[t.name].name] = chosen
+                            attrs[std_v.attributes[t.dtype_from].name] = std_v.attributes[t.dtype_from].spell(chosen)
                     shapes = None if self.probe_rank is None else ranked_shapes(in_names + out_names, self.probe_rank)
-                    model = build_model(std.operator, std.domain, int(v.version), in_names, out_names,
+                    model = build_model(std_v.operator, std_v.domain, int(v.version), in_names, out_names,
                                         tdt, attrs, shapes)
                     try:
                         feeds = {n: sample_input(tdt[n]) for n in in_names}
@@ -279,7 +280,7 @@ class ProbedOnnxClaims:
                         self._unclaimed[(spec.id, "onnx", v.version, dtype)] = self._probe_error(exc)
                 if works:
                     claims.append(Claim(op=spec.id, standard="onnx", versions=(v.version,), dtypes=tuple(works),
-                                        rejects=True, attributes=self._output_type_rules(spec, std, v, works)))
+                                        rejects=True, attributes=self._output_type_rules(spec, std_v, v, works)))
         for spec, std in accumulating_specs(self.specs) if self.accumulating else ():
             for v in std.versions:
                 works = []

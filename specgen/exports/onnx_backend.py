@@ -98,7 +98,7 @@ def export(cases, specs: dict, out: Path) -> dict:
                    case, rtol, atol)
             written += 1
             continue
-        std = spec.standards["onnx"]
+        std = spec.standards["onnx"].at(case.version)  # the version's own spelling (Cast-1's STRING to)
         ins = [t.name for t in spec.inputs]
         outs = [t.name for t in spec.outputs]
         names = {n: std.tensors[n].name if n in std.tensors else n for n in ins + outs}

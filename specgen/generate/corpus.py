@@ -57,6 +57,10 @@ class AttrSet:
     name: str
     values: dict[str, float]
     default: bool = False
+    # attributes at the standard's default that a call leaves out (where the standard applies defaults) and
+    # the case id does not name: the numeric defaults crossed with a value of a string attribute that has
+    # no default (Cast's saturate = 1 with to = float8e4m3fn)
+    omitted: tuple[str, ...] = ()
 
 
 def _golden(resolved, inputs, dtype: str, standard: str):
@@ -159,22 +163,31 @@ def attribute_sets(spec, standard: str, version: str | None = None, dtype: str |
     name = spec.choice.attribute
     b = spec.standards[standard].attributes[name]
     first = b.fixed if b.fixed is not None else b.default
-    accepted = [b.fixed] if b.fixed is not None else list(b.values or spec.choice_values)
-    if version is not None and name in spec.dtype_attributes:  # the output types this version's table lists
-        ver = spec.standards[standard].version(version)
-        listed = {d for t in spec.outputs if t.dtype_from == name for d in ver.dtypes(t.name)}
-        accepted = [v for v in accepted if v in listed]
+    # the binding's values (the version's own spelling), for an output type only those the version's table lists
+    accepted = list(spec.accepted_values(name, standard, version))
     if dtype is not None and b.kind_values:
         accepted = [v for v in accepted if b.accepts_for(v, dt.get(dtype).is_float)]
         first = first if first in accepted else None
     order = ([first] if first is not None else []) + [v for v in accepted if v != first]
-    out = []
+    own_defaults = std_.defaults(version)
+    out, seen = [], set()
     for s_ in sets:
         for i, value in enumerate(order):
             default = s_.default and i == 0 and first is not None
             label = s_.name if i == 0 and first is not None else (
                 f"{name}-{value}" if s_.default else f"{s_.name}-{name}-{value}")
-            out.append(AttrSet(label.replace("_", "-"), {**s_.values, name: value}, default))
+            values = {**s_.values, name: value}
+            gone = spec.inapplicable(values)  # attributes that do not exist with this value (applies_when)
+            if any(values.get(k) != own_defaults.get(k) for k in gone if k in values):
+                continue  # the set differs from another only in an attribute this value does not have
+            values = {k: v for k, v in values.items() if k not in gone}
+            key = tuple(sorted((k, repr(v)) for k, v in values.items()))
+            if key in seen:
+                continue
+            seen.add(key)
+            # the numeric defaults with another value than the string attribute's default: left out of the call
+            omitted = tuple(k for k in s_.values if k in values) if s_.default and not default else ()
+            out.append(AttrSet(label.replace("_", "-"), values, default, omitted))
     return out
 
 
@@ -201,7 +214,9 @@ def numeric_sets(spec, standard: str, version: str | None = None) -> list[AttrSe
         if key != standard and all(v is not None for v in d.values()):
             sets.append(AttrSet(f"{key}-defaults", dict(d)))
     for i, ex in enumerate(spec.examples):
-        sets.append(AttrSet(f"example-{i + 1}", {k: f32(ex.attributes[k]) for k in names}))
+        # an attribute that does not exist in the example's call (applies_when) stands at the default there
+        sets.append(AttrSet(f"example-{i + 1}", {k: f32(ex.attributes[k]) if k in ex.attributes else own[k]
+                                                 for k in names}))
     fixed = {k: v for k, v in spec.standards[standard].fixed().items() if k in names}
     for t in spec.test_attributes:
         if any(not np.isfinite(t.values[k]) and k in std.attributes and std.attributes[k].nonfinite_rejected(std.info)
@@ -330,7 +345,7 @@ def same_table_as_previous(std, ver, dtype: str, once: bool = False) -> bool:
 
     def table(v):
         return ({t: ((dtype in s.dtypes) if once else s.dtypes, str(s.ranks)) for t, s in v.tensors.items()},
-                v.extra_attributes, v.defaults, v.broadcast, v.as_inputs, v.absent_defaults)
+                v.extra_attributes, v.defaults, v.broadcast, v.as_inputs, v.absent_defaults, v.attribute_values)
     return dtype in prev.dtypes() and table(prev) == table(ver)
 
 
@@ -352,7 +367,7 @@ def same_meaning_as_previous(std, ver, dtype: str) -> bool:
 
     def meaning(v):
         return ({t: dtype in s.dtypes for t, s in v.tensors.items()}, v.extra_attributes, v.defaults, v.broadcast,
-                v.as_inputs, v.absent_defaults)
+                v.as_inputs, v.absent_defaults, v.attribute_values)
     return dtype in prev.dtypes() and meaning(prev) == meaning(ver)
 
 
@@ -467,13 +482,14 @@ def given_attributes(aset: AttrSet, std) -> list[str]:
     if aset.default and std.attribute_defaults == "applied":
         return []
     fixed = std.fixed()
-    return [k for k in aset.values if k not in fixed]
+    left_out = set(aset.omitted) if std.attribute_defaults == "applied" else set()
+    return [k for k in aset.values if k not in fixed and k not in left_out]
 
 
 def attr_suffix(aset: AttrSet) -> str:
     if aset.default or not aset.values:
         return ""
-    return "[" + ",".join(f"{k}={_fmt(v)}" for k, v in aset.values.items()) + "]"
+    return "[" + ",".join(f"{k}={_fmt(v)}" for k, v in aset.values.items() if k not in aset.omitted) + "]"
 
 
 def _unique(values: np.ndarray, dtype: str) -> np.ndarray:
@@ -1208,6 +1224,7 @@ def probe_value(binding) -> str:
 
 def negative_probes(spec, std, ver, inputs: list[str], outputs: list[str]) -> list[Probe]:
     """One call per rule of the table row that breaks exactly that rule (as far as possible)."""
+    std = std.at(ver.version)  # the version's own spelling of string attributes (ONNX Cast-1's to)
     x, y = inputs[0], outputs[0]
     ranks = ver.ranks(x)
     r0 = content_rank(ranks)

@@ -235,6 +235,9 @@ def validation_tables(spec) -> tuple[dict, dict]:
                                 "ranks": None if sup.ranks.unspecified else [sup.ranks.min or 0, sup.ranks.max]}
                             for t, sup in v.tensors.items()},
                 "extra_attributes": {e.name: e.type for e in v.extra_attributes},
+                # a version's own spelling of string attributes' values (ONNX Cast-1's STRING to), replacing the block's
+                **({"attribute_values": {a: dict(vals) for a, vals in v.attribute_values.items()}}
+                   if v.attribute_values else {}),
                 **({"broadcast": [b.to_data() for b in v.broadcast]} if v.broadcast else {})} for v in s.versions},
         }
     return op, standards

@@ -429,7 +429,7 @@ class _OpBuilder:
             entry = c.mapping(raw, kp)
             if entry is None:
                 continue
-            c.keys(entry, kp, ("name", "type"), ("description", "values", "exclude"))
+            c.keys(entry, kp, ("name", "type"), ("description", "values", "exclude", "applies_when"))
             nm = c.text(entry.get("name"), kp + ("name",), _NAME, "attribute name") if "name" in entry else None
             excluded, excluded_reason = self.excluded_values(entry, kp)
             typ = entry.get("type")
@@ -451,10 +451,47 @@ class _OpBuilder:
             if nm and any(a.name == nm for a in out):
                 c.err(kp + ("name",), f"attribute {nm!r} is declared twice")
                 continue
+            applies = self.applies_when(entry, kp, typ) if "applies_when" in entry else None
             if nm:  # kept with an unknown type (None) so the rest of the file is not checked against a hole
                 out.append(m.Attribute(nm, typ, str(entry.get("description", "")), values, excluded, excluded_reason,
-                                       int_values))
+                                       int_values, applies))
         return out
+
+    def applies_when(self, entry, kp, typ) -> tuple[str, tuple[str, ...]] | None:
+        """An attribute that exists only for some values of the string attribute: ``applies_when:
+        {<string attribute>: [values]}`` (ONNX Cast's saturate, float 8 targets only)."""
+        c, akp = self.c, kp + ("applies_when",)
+        block = c.mapping(entry["applies_when"], akp, "a mapping {string attribute: [its values]}")
+        if block is None:
+            return None
+        if typ == "string":
+            c.err(akp, "only a numeric attribute can depend on the string attribute (the string attribute is the "
+                       "formula's choice)")
+            return None
+        if len(block) != 1:
+            c.err(akp, f"must name exactly one string attribute, got {len(block)}")
+            return None
+        (name, listed), = block.items()
+        declared = {a.get("name"): a for a in (self.data.get("attributes") or []) if isinstance(a, dict)}
+        other = declared.get(name)
+        if other is None or other.get("type") != "string":
+            strings = [n_ for n_, a in declared.items() if a.get("type") == "string"]
+            c.err(akp + (name,), f"{name!r} is not a declared string attribute (string attributes: "
+                                 f"{', '.join(map(str, strings)) or 'none'})")
+            return None
+        items = c.seq(listed, akp + (name,), "a list of values") or []
+        values = other.get("values") if isinstance(other.get("values"), list) else []
+        out = []
+        for j, v in enumerate(items):
+            if v not in values:
+                c.err(akp + (name, j), f"{v!r} is not a value of attribute {name!r} (values: {', '.join(map(str, values))})")
+            elif v in out:
+                c.err(akp + (name, j), f"value {v!r} is listed twice")
+            else:
+                out.append(v)
+        if isinstance(listed, list) and not listed:
+            c.err(akp + (name,), "must list at least one value")
+        return (name, tuple(out)) if out and len(out) == len(items) else None
 
     def attribute_values(self, entry, kp, typ) -> tuple[str, ...]:
         """The values of a string attribute (operator spelling); only string attributes have them."""
@@ -522,8 +559,13 @@ class _OpBuilder:
             return None, None
         numeric = [a.name for a in attributes if a.type != "string"]
         strings = {a.name: a for a in attributes if a.type == "string"}
+        self.conditioned = [a for a in attributes if a.applies_when is not None]
         raw = self.data["formula"]
         if not isinstance(raw, dict):
+            for a in self.conditioned:
+                self.c.err(("attributes", self.attribute_index(a.name), "applies_when"),
+                           "the formula is chosen by no string attribute (formula: {by, formulas}): nothing "
+                           "for the attribute to depend on")
             for nm in strings:
                 self.c.err(("formula",), f"string attribute {nm!r} is declared but the formula does not use it "
                                          "(a string attribute selects a formula: formula: {by: " + nm + ", formulas: ...})")
@@ -569,7 +611,23 @@ class _OpBuilder:
         for nm in numeric:
             if nm not in used:
                 c.err(kp, f"attribute {nm!r} is declared but no formula uses it")
+        for a in self.conditioned:
+            name, listed = a.applies_when
+            if name != by:
+                c.err(("attributes", self.attribute_index(a.name), "applies_when", name),
+                      f"{name!r} does not select the formula (formula: {{by: {by}}}): an attribute can depend "
+                      f"only on the string attribute that does")
+                continue
+            for value, node in nodes.items():
+                if value not in listed and a.name in formula_names(node):
+                    c.err(kp + ("formulas", value), f"uses attribute {a.name!r}, which does not exist with "
+                                                    f"{by} = {value} (its applies_when: {', '.join(listed)})")
         return m.Choice(by, {v: nodes[v] for v in declared}, {v: texts[v] for v in declared})
+
+    def attribute_index(self, name) -> int:
+        """The position of a declared attribute in the file (for a problem's key path)."""
+        items = self.data.get("attributes") or []
+        return next((i for i, a in enumerate(items) if isinstance(a, dict) and a.get("name") == name), 0)
 
     def parse_positioned(self, text, kp, inputs, attributes, check_unused: bool = True, may_ignore=()):
         """Parse a formula found at keypath kp; problems carry the file line and column of the token.
@@ -624,13 +682,16 @@ class _OpBuilder:
                 b = s.attributes.get(t.dtype_from)
                 if b is None:
                     continue  # an undeclared attribute: reported where dtype_from names it
-                spelled = set(b.values or {})
                 for i, v in enumerate(s.versions):
+                    own = t.dtype_from in v.attribute_values
+                    spelled = set((v.attribute_values[t.dtype_from] if own else b.values) or {})
                     missing = [d for d in v.dtypes(t.name) if d not in spelled]
                     if missing:
+                        where = (f"versions[{i}].attribute_values.{t.dtype_from}" if own
+                                 else f"attributes.{t.dtype_from}.values")
                         self.c.err(("standards", key, "versions", i, "tensors", t.name),
                                    f"{t.name}'s dtypes {', '.join(missing)} have no spelling in "
-                                   f"attributes.{t.dtype_from}.values (the output's type is that attribute's value)")
+                                   f"{where} (the output's type is that attribute's value)")
 
     # -- semantics
     def special_values(self, std_keys) -> dict[str, m.SpecialValue]:
@@ -752,9 +813,13 @@ class _OpBuilder:
             for key in attrs or {}:
                 if key not in attr_names:
                     c.err(kp + ("attributes", key), f"{key!r} is not a declared attribute")
+            absent = {a.name for a in attributes if attrs is not None and not a.applies(attrs)}
             for key in attr_names:
-                if attrs is not None and key not in attrs:
+                if attrs is not None and key not in attrs and key not in absent:
                     c.err(kp + ("attributes",), f"missing a value for attribute {key!r}")
+                elif attrs is not None and key in attrs and key in absent:
+                    c.err(kp + ("attributes", key), f"attribute {key!r} does not exist in this call (its "
+                                                    f"applies_when does not hold): leave it out")
             arrays = {}
             for key in in_names + out_names:
                 seq = c.seq(entry.get(key), kp + (key,), "a list of numbers") if key in entry else None
@@ -781,6 +846,8 @@ class _OpBuilder:
                     c.err(kp + ("attributes", key), f"must be a number, got {_kind(v)}")
             if len(c.problems) > before or node is None or attrs is None:
                 continue
+            if not formula_names(node) <= set(in_names) | set(attrs):
+                continue  # the formula uses an attribute this call does not have (applies_when): already reported
             env = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items() if k in in_names}
             env.update({k: np.float64(np.float32(v)) for k, v in attrs.items() if not isinstance(v, str)})
             got = evaluate(node, env)
@@ -1090,6 +1157,11 @@ class _StandardBuilder:
         for name in declared:
             if name not in block:
                 c.err(kp, f"no {self.info.title} name for attribute {name!r}")
+            elif name in out and declared[name].applies_when is not None and out[name].default is None \
+                    and out[name].fixed is None:
+                c.err(kp + (name,), f"{name!r} exists only with {declared[name].applies_when[0]} = "
+                                    f"{', '.join(declared[name].applies_when[1])} (applies_when): a call that leaves it "
+                                    f"out needs a default (or a fixed value)")
         return {n_: out[n_] for n_ in declared if n_ in out}
 
     def string_value(self, value, attr: m.Attribute, kp) -> str | None:
@@ -1276,7 +1348,8 @@ class _StandardBuilder:
             if entry is None:
                 continue
             c.keys(entry, vkp, ("version",), ("ranks", "dtypes", "tensors", "extra_attributes", "facts", "source",
-                                              "broadcast", "defaults", "as_inputs", "absent_defaults"))
+                                              "broadcast", "defaults", "as_inputs", "absent_defaults",
+                                              "attribute_values"))
             version = entry.get("version")
             if isinstance(version, bool) or not isinstance(version, (str, int)):
                 c.err(vkp + ("version",), f"must be a string such as \"3_0\" or \"22\", got {_kind(version)}")
@@ -1304,8 +1377,9 @@ class _StandardBuilder:
             as_inputs, absent = self.version_inputs(entry, vkp)
             # an optional attribute's binding (absent) holds in every version that does not say otherwise
             absent = {**{n: b.absent for n, b in attrs.items() if b.absent is not None}, **absent}
+            spelled = self.version_values(entry, vkp, attrs) if "attribute_values" in entry else {}
             v = m.Version(version, tensors, extras, dict(facts), entry.get("source"), c.doc.line(vkp),
-                          tuple(broadcast), defaults, as_inputs, absent)
+                          tuple(broadcast), defaults, as_inputs, absent, spelled)
             if out:
                 self.check_growth(out[-1], v, vkp)
             out.append(v)
@@ -1332,6 +1406,42 @@ class _StandardBuilder:
             elif kind in ABSENT_KINDS:
                 block[name] = kind
         return tuple(out), block
+
+    def version_values(self, entry, vkp, attrs) -> dict[str, dict]:
+        """A version's own spelling of string attributes' values (ONNX Cast-1's `to`: "FLOAT" where the
+        block says 1), replacing the binding's values in that version's calls (the values it accepts):
+        only for a string attribute the block spells (values), each value one the block spells, each
+        spelling once, the block's default among them."""
+        c, kp = self.c, vkp + ("attribute_values",)
+        block = c.mapping(entry["attribute_values"], kp)
+        if block is None:
+            return {}
+        out = {}
+        for name, raw in block.items():
+            b = attrs.get(name)
+            if b is None or not b.values or b.operators:
+                c.err(kp + (name,), f"{name!r} is no attribute whose values {self.info.title} spells in this block "
+                                    f"(a string attribute's binding with values)")
+                continue
+            spelled = c.mapping(raw, kp + (name,))
+            if spelled is None:
+                continue
+            values: dict = {}
+            for value, spelling in spelled.items():
+                if value not in b.values:
+                    c.err(kp + (name, value), f"{value!r} is not a value the block spells for {name!r} "
+                                              f"({', '.join(b.values)})")
+                elif isinstance(spelling, bool) or not isinstance(spelling, (str, int)) or spelling == "":
+                    c.err(kp + (name, value), f"must be the {self.info.title} spelling of {value!r} (a string or an "
+                                              f"integer), got {_kind(spelling)}")
+                elif spelling in values.values():
+                    c.err(kp + (name, value), f"{spelling!r} spells two values")
+                else:
+                    values[value] = spelling
+            if b.default is not None and b.default not in spelled:
+                c.err(kp + (name,), f"no spelling for {b.default!r}, the block's default")
+            out[name] = values
+        return out
 
     def version_defaults(self, entry, vkp, attrs) -> dict[str, float]:
         """A version's own attribute defaults (ONNX Selu-1): only for attributes this standard names and

@@ -114,6 +114,10 @@ class Version:
     # tensor's dtype: "lowest" / "highest" (numeric_limits<T>), replacing the standard's default.
     as_inputs: tuple[str, ...] = ()
     absent_defaults: dict[str, str] = field(default_factory=dict)
+    # A string attribute's values as this version spells them, where they differ from the standard
+    # block's binding (ONNX Cast-1: ``to`` a STRING, the TensorProto DataType name "FLOAT", where 6 and
+    # later take the enum's integer): attribute -> {operator value -> spelling}; OpStandard.at applies it.
+    attribute_values: dict[str, dict] = field(default_factory=dict)
 
     def absent_values(self, dtype: str) -> dict[str, float]:
         """The values absent ``as_inputs`` attributes stand for with a tensor of ``dtype``."""
@@ -418,6 +422,27 @@ class OpStandard:
                 return b.spell(attributes[name])
         return self.operator
 
+    def at(self, version: str | None) -> "OpStandard":
+        """The block as one version calls it: the bindings of the attributes that version spells
+        otherwise (``attribute_values``: ONNX Cast-1's string ``to``) with its spellings; the block
+        itself where the version has none (or ``version`` is None)."""
+        if version is None:
+            return self
+        v = self.version(version)
+        if not v.attribute_values:
+            return self
+        from dataclasses import replace
+
+        key = (id(self), v.version)
+        hit = _AT.get(key)
+        if hit is not None and hit[0] is self:
+            return hit[1]
+        attrs = {name: (replace(b, values=dict(v.attribute_values[name])) if name in v.attribute_values else b)
+                 for name, b in self.attributes.items()}
+        out = replace(self, attributes=attrs)
+        _AT[key] = (self, out)
+        return out
+
     def version(self, version: str) -> Version:
         for v in self.versions:
             if v.version == str(version):
@@ -450,6 +475,9 @@ class OpStandard:
         return [c.tensors for c in self.constraints if prop in c.same]
 
 
+_AT: dict = {}  # (id(block), version) -> (block, the block as that version spells it): OpStandard.at
+
+
 @dataclass(frozen=True)
 class Attribute:
     name: str
@@ -463,6 +491,17 @@ class Attribute:
     # an integer attribute's closed set of values (ONNX IsInf's detect_positive: 0, 1): the corpus's
     # attribute sets take only these, crossed with each other
     int_values: tuple[int, ...] = ()
+    # (string attribute, its values): the attribute exists only in a call whose string attribute has one
+    # of these values (ONNX Cast's saturate: "only applies for float 8 conversion", to a float8 type);
+    # elsewhere a call leaves it out and the formula chosen there does not use it (OpSpec.applicable)
+    applies_when: tuple[str, tuple[str, ...]] | None = None
+
+    def applies(self, values) -> bool:
+        """Whether this attribute exists in a call with these attribute values (operator spelling)."""
+        if self.applies_when is None:
+            return True
+        name, listed = self.applies_when
+        return (values or {}).get(name) in listed
 
     def allows(self, value) -> bool:
         if isinstance(value, str):
@@ -577,6 +616,35 @@ class OpSpec:
                 return v if isinstance(v, str) else None
         return None
 
+    def inapplicable(self, values) -> tuple[str, ...]:
+        """The attributes that do not exist in a call with these attribute values (their applies_when
+        does not hold: ONNX Cast's saturate with a target that is no float 8 type)."""
+        return tuple(a.name for a in self.attributes if not a.applies(values))
+
+    def accepted_values(self, name: str, standard: str, version: str | None = None) -> tuple:
+        """The values (operator spelling) of string attribute ``name`` a call of ``standard`` (at
+        ``version``) can take: its binding's values (that version's own spelling: OpStandard.at), its
+        fixed value, and for an attribute naming an output's dtype (dtype_from) only the dtypes the
+        version's table lists for that output."""
+        std = self.standards[standard].at(version)
+        b = std.attributes[name]
+        accepted = [b.fixed] if b.fixed is not None else list(b.values or self.choice_values)
+        if version is not None and name in self.dtype_attributes:
+            ver = std.version(version)
+            listed = {d for t in self.outputs if t.dtype_from == name for d in ver.dtypes(t.name)}
+            accepted = [v for v in accepted if v in listed]
+        return tuple(accepted)
+
+    def exists_in(self, name: str, standard: str, version: str | None = None) -> bool:
+        """Whether attribute ``name`` is one a call of ``standard`` (at ``version``) can have: always,
+        except an attribute whose applies_when lists no value of its string attribute such a call can
+        take (ONNX Cast's saturate before 19, whose tables list no float 8 type)."""
+        a = next(a for a in self.attributes if a.name == name)
+        if a.applies_when is None:
+            return True
+        other, listed = a.applies_when
+        return any(v in listed for v in self.accepted_values(other, standard, version))
+
     @property
     def dtype_attributes(self) -> tuple[str, ...]:
         """The attributes that choose an output's dtype (``dtype_from``)."""
@@ -616,8 +684,11 @@ class OpSpec:
             return self, dict(attributes or {})
         value = self.choice_value(attributes, standard)
         name = self.choice.attribute
-        rest = {k: v for k, v in (attributes or {}).items() if not isinstance(v, str) and k != name}
-        return _variant(self, value), rest
+        plain = _variant(self, value)
+        kept = set(plain.attribute_names)
+        rest = {k: v for k, v in (attributes or {}).items() if not isinstance(v, str) and k != name
+                and (k in kept or k not in self.attribute_names)}
+        return plain, rest
 
     @property
     def choice_values(self) -> tuple[str, ...]:
@@ -671,12 +742,18 @@ def _variant(spec: OpSpec, value: str) -> OpSpec:
     if hit is not None and hit[0] is spec:
         return hit[1]
     name = spec.choice.attribute
-    standards = {k: replace(s, attributes={a: b for a, b in s.attributes.items() if a != name})
+    # the attribute itself and those that do not exist with this value (applies_when: Cast's saturate
+    # with a target that is no float 8 type) are no attributes of the plain operator
+    gone = {name} | {a.name for a in spec.attributes if not a.applies({name: value})}
+    standards = {k: replace(s, attributes={a: b for a, b in s.attributes.items() if a not in gone})
                  for k, s in spec.standards.items()}
-    examples = tuple(replace(e, attributes={a: v for a, v in e.attributes.items() if a != name})
+    examples = tuple(replace(e, attributes={a: v for a, v in e.attributes.items() if a not in gone})
                      for e in spec.examples if e.attributes.get(name, value) == value)
+    attributes = tuple(replace(a, applies_when=None) if a.applies_when else a
+                       for a in spec.attributes if a.name not in gone)
+    test_attributes = tuple(replace(t, values={k: v for k, v in t.values.items() if k not in gone})
+                            for t in spec.test_attributes)
     out = replace(spec, formula=spec.choice.formulas[value], formula_text=spec.choice.texts[value], choice=None,
-                  attributes=tuple(a for a in spec.attributes if a.name != name), standards=standards,
-                  examples=examples)
+                  attributes=attributes, standards=standards, examples=examples, test_attributes=test_attributes)
     _VARIANTS[key] = (spec, out)
     return out

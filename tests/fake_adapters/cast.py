@@ -49,9 +49,14 @@ class CorrectCast(Adapter):
     def claims(self):
         return [Claim(op="cast", standard="*")] if "cast" in self.specs else []
 
+    saturating = True  # the call's saturate (ONNX 19+, float8 targets only; 1, the default, where not given)
+
     # -- the parts a wrong kernel replaces
     def saturate(self, w: np.ndarray, out: np.dtype) -> np.ndarray:
-        """ONNX saturate = 1 (the default): a float8 target's out-of-range values, +-inf included, to +-max."""
+        """ONNX saturate = 1 (the default): a float8 target's out-of-range values, +-inf included, to +-max;
+        saturate = 0: unchanged (the one rounding then overflows as the format does: NaN, e5m2 +-inf)."""
+        if not self.saturating:
+            return w
         big = dt.by_numpy(out).max_finite
         return np.clip(w, -big, big)
 
@@ -93,6 +98,7 @@ class CorrectCast(Adapter):
         x = np.asarray(next(iter(call.inputs.values())))
         out = next(iter(call.outputs.values()))
         dtype = dt.get(out.dtype).numpy
+        self.saturating = bool(call.attributes.get("saturate", 1))
         with np.errstate(all="ignore"):
             if out.dtype == "bool":
                 return self.to_bool(x.astype(np.float64) if x.dtype.kind not in "iub" else x)
@@ -160,10 +166,20 @@ class DoubleRounding(CorrectCast):
 class IgnoresSaturate(CorrectCast):
     """Float8 targets without ONNX's saturate = 1: an out-of-range value and +-inf overflow as the format
     does (ml_dtypes' non-saturating conversion: e4m3fn and the fnuz types NaN, e5m2 +-inf) where the
-    standard gives +-max."""
+    standard gives +-max (right for saturate = 0 only)."""
 
     def saturate(self, w, out):
         return w
+
+
+class AlwaysSaturates(CorrectCast):
+    """Float8 targets saturated whatever saturate says (a backend without a non-saturating conversion):
+    with saturate = 0 an out-of-range value and +-inf give +-max where the standard gives NaN (e5m2 +-inf)
+    (right for saturate = 1 only)."""
+
+    def saturate(self, w, out):
+        big = dt.by_numpy(out).max_finite
+        return np.clip(w, -big, big)
 
 
 class TruncatingFloat8(CorrectCast):
