@@ -61,9 +61,13 @@ def _settable_attributes(cell: Cell) -> bool:
 
 def _open_attributes(cell: Cell) -> bool:
     """Settable attributes that take any value (a closed integer set, ONNX IsInf's flags, has no
-    boundaries beyond its values: corpus.attribute_boundary_sets leaves it out)."""
+    boundaries beyond its values; nor has a float-only input transform's attribute on an integer
+    tensor, DirectML's ScaleBias: corpus.attribute_boundary_sets leaves them out)."""
+    from specgen.generate.corpus import float_only_transform_attributes
+
     fixed = cell.std.fixed()
     closed = {a.name for a in cell.spec.attributes if a.int_values}
+    closed |= float_only_transform_attributes(cell.spec, cell.std.key, cell.dtype)
     return any(a not in fixed and a not in closed for a in cell.spec.numeric_attribute_names)
 
 
@@ -174,7 +178,8 @@ CLASSES: tuple[CaseClass, ...] = (
     CaseClass("attribute-sets", "every designed attribute set (defaults, examples, test_attributes, generic sets)",
               lambda c: _settable_attributes(c) and _designed(c), needs_all=_designed_sets),
     CaseClass("attribute-boundaries", "each attribute at its subnormal and huge boundary values "
-              "(the standard's latest version; not the integer attributes with a closed set of values; "
+              "(the standard's latest version; not the integer attributes with a closed set of values, nor a "
+              "float-only input transform's on integer tensors; "
               "one-input operators: corpus.OpCorpus.attribute_boundaries makes none for several inputs)",
               lambda c: _open_attributes(c) and _latest(c) and len(c.spec.inputs) == 1,
               tags=("attribute-boundary",)),
