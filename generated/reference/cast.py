@@ -16,10 +16,10 @@ to=uint32: x
 to=uint16: x
 to=uint8: x
 to=bool: 1 if x != 0 else 0
-to=float8e4m3fn: clamp(x, -448, 448)
-to=float8e4m3fnuz: clamp(x, -240, 240)
-to=float8e5m2: clamp(x, -57344, 57344)
-to=float8e5m2fnuz: clamp(x, -57344, 57344)
+to=float8e4m3fn: clamp(x, -448, 448) if saturate != 0 else x
+to=float8e4m3fnuz: clamp(x, -240, 240) if saturate != 0 else x
+to=float8e5m2: clamp(x, -57344, 57344) if saturate != 0 else x
+to=float8e5m2fnuz: clamp(x, -57344, 57344) if saturate != 0 else x
 
 Standalone (numpy; ml_dtypes for bfloat16) so that backend teams can vendor it. Attributes are
 rounded to float32 (their storage type) before use. Float tensors are computed in float64 (float64
@@ -46,9 +46,9 @@ except ImportError:  # pragma: no cover - bfloat16 needs ml_dtypes
     ml_dtypes = None
 
 OPERATOR = 'Cast'
-ATTRIBUTES = []
+ATTRIBUTES = ['saturate']
 # Per standard: each attribute's default as stored (float32), None where the standard has none.
-DEFAULTS = {'onnx': {}, 'webnn': {}}
+DEFAULTS = {'onnx': {'saturate': 1.0}, 'webnn': {'saturate': 1.0}}
 # Per standard: how defaults work ("applied": omitted attributes take them; "typical": documented
 # values the caller passes; "none": every attribute is required).
 DEFAULT_KIND = {'onnx': 'applied', 'webnn': 'applied'}
@@ -81,7 +81,19 @@ CHOICES = {'onnx': {'float32': 1,
            'uint8': 'uint8'}}
 CHOICE_DEFAULTS = {'onnx': None, 'webnn': None}
 # Per standard and version: the dtypes its table lists.
-DTYPES = {'onnx': {'6': ['float16',
+DTYPES = {'onnx': {'1': ['float16',
+                'float32',
+                'float64',
+                'int8',
+                'int16',
+                'int32',
+                'int64',
+                'uint8',
+                'uint16',
+                'uint32',
+                'uint64',
+                'bool'],
+          '6': ['float16',
                 'float32',
                 'float64',
                 'int8',
@@ -222,7 +234,19 @@ DTYPES = {'onnx': {'6': ['float16',
                  'float8e5m2fnuz']},
  'webnn': {'2026-06-26': ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8']}}
 # Per standard and version: the dtypes its table lists for the output.
-OUTPUT_DTYPES = {'onnx': {'6': ['float16',
+OUTPUT_DTYPES = {'onnx': {'1': ['float16',
+                'float32',
+                'float64',
+                'int8',
+                'int16',
+                'int32',
+                'int64',
+                'uint8',
+                'uint16',
+                'uint32',
+                'uint64',
+                'bool'],
+          '6': ['float16',
                 'float32',
                 'float64',
                 'int8',
@@ -381,156 +405,156 @@ INTEGER_ROUNDING = 'toward_zero'
 
 
 # to=float64: x
-def _formula_float64(x):
+def _formula_float64(x, saturate):
     return x
 
 
-def _formula_exact_float64(x):
+def _formula_exact_float64(x, saturate):
     return x
 
 
 # to=float32: x
-def _formula_float32(x):
+def _formula_float32(x, saturate):
     return x
 
 
-def _formula_exact_float32(x):
+def _formula_exact_float32(x, saturate):
     return x
 
 
 # to=float16: x
-def _formula_float16(x):
+def _formula_float16(x, saturate):
     return x
 
 
-def _formula_exact_float16(x):
+def _formula_exact_float16(x, saturate):
     return x
 
 
 # to=bfloat16: x
-def _formula_bfloat16(x):
+def _formula_bfloat16(x, saturate):
     return x
 
 
-def _formula_exact_bfloat16(x):
+def _formula_exact_bfloat16(x, saturate):
     return x
 
 
 # to=int64: x
-def _formula_int64(x):
+def _formula_int64(x, saturate):
     return x
 
 
-def _formula_exact_int64(x):
+def _formula_exact_int64(x, saturate):
     return x
 
 
 # to=int32: x
-def _formula_int32(x):
+def _formula_int32(x, saturate):
     return x
 
 
-def _formula_exact_int32(x):
+def _formula_exact_int32(x, saturate):
     return x
 
 
 # to=int16: x
-def _formula_int16(x):
+def _formula_int16(x, saturate):
     return x
 
 
-def _formula_exact_int16(x):
+def _formula_exact_int16(x, saturate):
     return x
 
 
 # to=int8: x
-def _formula_int8(x):
+def _formula_int8(x, saturate):
     return x
 
 
-def _formula_exact_int8(x):
+def _formula_exact_int8(x, saturate):
     return x
 
 
 # to=uint64: x
-def _formula_uint64(x):
+def _formula_uint64(x, saturate):
     return x
 
 
-def _formula_exact_uint64(x):
+def _formula_exact_uint64(x, saturate):
     return x
 
 
 # to=uint32: x
-def _formula_uint32(x):
+def _formula_uint32(x, saturate):
     return x
 
 
-def _formula_exact_uint32(x):
+def _formula_exact_uint32(x, saturate):
     return x
 
 
 # to=uint16: x
-def _formula_uint16(x):
+def _formula_uint16(x, saturate):
     return x
 
 
-def _formula_exact_uint16(x):
+def _formula_exact_uint16(x, saturate):
     return x
 
 
 # to=uint8: x
-def _formula_uint8(x):
+def _formula_uint8(x, saturate):
     return x
 
 
-def _formula_exact_uint8(x):
+def _formula_exact_uint8(x, saturate):
     return x
 
 
 # to=bool: 1 if x != 0 else 0
-def _formula_bool(x):
+def _formula_bool(x, saturate):
     return np.where(x != 0.0, 1.0, 0.0)
 
 
-def _formula_exact_bool(x):
+def _formula_exact_bool(x, saturate):
     return np.where(x != Fraction('0'), Fraction('1'), Fraction('0'))
 
 
-# to=float8e4m3fn: clamp(x, -448, 448)
-def _formula_float8e4m3fn(x):
-    return np.minimum(np.maximum(x, -448.0), 448.0)
+# to=float8e4m3fn: clamp(x, -448, 448) if saturate != 0 else x
+def _formula_float8e4m3fn(x, saturate):
+    return np.where(saturate != 0.0, np.minimum(np.maximum(x, -448.0), 448.0), x)
 
 
-def _formula_exact_float8e4m3fn(x):
-    return np.minimum(np.maximum(x, -Fraction('448')), Fraction('448'))
+def _formula_exact_float8e4m3fn(x, saturate):
+    return np.where(saturate != Fraction('0'), np.minimum(np.maximum(x, -Fraction('448')), Fraction('448')), x)
 
 
-# to=float8e4m3fnuz: clamp(x, -240, 240)
-def _formula_float8e4m3fnuz(x):
-    return np.minimum(np.maximum(x, -240.0), 240.0)
+# to=float8e4m3fnuz: clamp(x, -240, 240) if saturate != 0 else x
+def _formula_float8e4m3fnuz(x, saturate):
+    return np.where(saturate != 0.0, np.minimum(np.maximum(x, -240.0), 240.0), x)
 
 
-def _formula_exact_float8e4m3fnuz(x):
-    return np.minimum(np.maximum(x, -Fraction('240')), Fraction('240'))
+def _formula_exact_float8e4m3fnuz(x, saturate):
+    return np.where(saturate != Fraction('0'), np.minimum(np.maximum(x, -Fraction('240')), Fraction('240')), x)
 
 
-# to=float8e5m2: clamp(x, -57344, 57344)
-def _formula_float8e5m2(x):
-    return np.minimum(np.maximum(x, -57344.0), 57344.0)
+# to=float8e5m2: clamp(x, -57344, 57344) if saturate != 0 else x
+def _formula_float8e5m2(x, saturate):
+    return np.where(saturate != 0.0, np.minimum(np.maximum(x, -57344.0), 57344.0), x)
 
 
-def _formula_exact_float8e5m2(x):
-    return np.minimum(np.maximum(x, -Fraction('57344')), Fraction('57344'))
+def _formula_exact_float8e5m2(x, saturate):
+    return np.where(saturate != Fraction('0'), np.minimum(np.maximum(x, -Fraction('57344')), Fraction('57344')), x)
 
 
-# to=float8e5m2fnuz: clamp(x, -57344, 57344)
-def _formula_float8e5m2fnuz(x):
-    return np.minimum(np.maximum(x, -57344.0), 57344.0)
+# to=float8e5m2fnuz: clamp(x, -57344, 57344) if saturate != 0 else x
+def _formula_float8e5m2fnuz(x, saturate):
+    return np.where(saturate != 0.0, np.minimum(np.maximum(x, -57344.0), 57344.0), x)
 
 
-def _formula_exact_float8e5m2fnuz(x):
-    return np.minimum(np.maximum(x, -Fraction('57344')), Fraction('57344'))
+def _formula_exact_float8e5m2fnuz(x, saturate):
+    return np.where(saturate != Fraction('0'), np.minimum(np.maximum(x, -Fraction('57344')), Fraction('57344')), x)
 
 
 # The formula each standard defines, by the value of 'to' it is chosen by.
@@ -538,12 +562,12 @@ FORMULA = {'onnx': {'float64': _formula_float64, 'float32': _formula_float32, 'f
 FORMULA_EXACT = {'onnx': {'float64': _formula_exact_float64, 'float32': _formula_exact_float32, 'float16': _formula_exact_float16, 'bfloat16': _formula_exact_bfloat16, 'int64': _formula_exact_int64, 'int32': _formula_exact_int32, 'int16': _formula_exact_int16, 'int8': _formula_exact_int8, 'uint64': _formula_exact_uint64, 'uint32': _formula_exact_uint32, 'uint16': _formula_exact_uint16, 'uint8': _formula_exact_uint8, 'bool': _formula_exact_bool, 'float8e4m3fn': _formula_exact_float8e4m3fn, 'float8e4m3fnuz': _formula_exact_float8e4m3fnuz, 'float8e5m2': _formula_exact_float8e5m2, 'float8e5m2fnuz': _formula_exact_float8e5m2fnuz}, 'webnn': {'float32': _formula_exact_float32, 'float16': _formula_exact_float16, 'int64': _formula_exact_int64, 'int32': _formula_exact_int32, 'int8': _formula_exact_int8, 'uint64': _formula_exact_uint64, 'uint32': _formula_exact_uint32, 'uint8': _formula_exact_uint8}}
 
 
-def cast(x, to=None, *, standard='onnx', version=None):
+def cast(x, saturate=None, to=None, *, standard='onnx', version=None):
     """Cast of ``x`` as ``standard`` (onnx, webnn) defines it; ``version``
     (optional) checks the dtype against that version's table. Attributes left as None take the
     standard's default; a standard without defaults raises TypeError for a missing one."""
     _inputs = [np.asarray(x)]
-    _attrs = _attributes(standard, {})
+    _attrs = _attributes(standard, {'saturate': saturate})
     _check_dtype(standard, version, _inputs[0].dtype)
     _out = _output_dtype(standard, version, _inputs)
     _out = _named_dtype(_choose(standard, to))
@@ -563,7 +587,7 @@ def cast(x, to=None, *, standard='onnx', version=None):
         # for x / alpha up to 11356, x / alpha down to 1e-4951); elsewhere float64 as for the others
         _work = np.longdouble if _inputs[0].dtype == np.float64 else np.float64
         _wide = np.broadcast_arrays(*[_v.astype(_work) for _v in _inputs])
-        _y = _fn(*_wide)
+        _y = _fn(*_wide, _attrs['saturate'])
         return _narrow(np.asarray(_y, dtype=_work), _out)
 
 

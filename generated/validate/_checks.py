@@ -250,14 +250,15 @@ def check(op: Mapping[str, Any], standards: Mapping[str, Any], standard: str, ve
             if lo > hi:
                 problems.append(f"attribute {std['attribute_names'][lower]!r} ({lo!r}) is greater than "
                                 f"{std['attribute_names'][upper]!r} ({hi!r}); {where} rejects that")
-    for name, spelled in std.get("attribute_values", {}).items():
+    spellings = {**std.get("attribute_values", {}), **row.get("attribute_values", {})}  # the version's own first
+    for name, spelled in spellings.items():
         value = attrs.get(name)
         if value is not None and value not in spelled and value not in spelled.values():
             problems.append(f"attribute {std['attribute_names'][name]!r} = {value!r} is not a value of {where} "
                             f"(values: {', '.join(repr(v) for v in spelled.values())})")
     for name, rule in std.get("attribute_kind_values", {}).items():
         value = attrs.get(name)
-        value = rule["default"] if value is None else std.get("attribute_values", {}).get(name, {}).get(value, value)
+        value = rule["default"] if value is None else spellings.get(name, {}).get(value, value)
         for t in op["inputs"]:
             if t not in described:
                 continue
