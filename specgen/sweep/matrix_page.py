@@ -101,8 +101,9 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
     stale = [f for f in facts if f.get("stale")]
     if stale:
         lines += [f"**{len(stale)} cells are stale** ({STALE}): judged by another version of their spec or of the judge "
-                  "(specgen/sweep/provenance.py), so their verdicts may not be today's; `specgen matrix` with the "
-                  "options of the command above runs them again. Why, per cell: the list at the end of this page.", ""]
+                  "(specgen/sweep/provenance.py), so their verdicts may not be today's; `specgen matrix --adapter A "
+                  "--dtype D` (and `--sample-dtype D` for a sampled one) runs a stale cell of A and D again. Why, "
+                  "per cell: the list at the end of this page.", ""]
     for dtype, mode in sections:
         cells = [f for f in facts if f["dtype"] == dtype and f["mode"] == mode]
         size = max((f.get("total", 0) for f in cells), default=0)
