@@ -687,8 +687,10 @@ def _narrow(y, dtype):
         inexact = (back != y) & np.isfinite(y)
         t = np.where(inexact & (np.abs(back) > np.abs(y)), np.nextafter(t, np.float32(0)), t)
         bits = np.where(inexact, t.view(np.uint32) | np.uint32(1), t.view(np.uint32)).astype(np.uint32)
-        return bits.view(np.float32).astype(dtype)
-    return y.astype(dtype)
+        with np.errstate(over="ignore"):  # beyond a float8 range: its inf or NaN, as a non-saturating cast gives
+            return bits.view(np.float32).astype(dtype)
+    with np.errstate(over="ignore"):  # beyond the type's range: +-inf, as IEEE 754 conversion gives
+        return y.astype(dtype)
 
 
 def _integer(inputs, attrs, formula_exact, out):
