@@ -67,7 +67,7 @@ def _open_attributes(cell: Cell) -> bool:
 
     fixed = cell.std.fixed()
     closed = {a.name for a in cell.spec.attributes if a.int_values}
-    closed |= float_only_transform_attributes(cell.spec, cell.std.key, cell.dtype)
+    closed |= set(float_only_transform_attributes(cell.spec, cell.std.key, cell.dtype))
     return any(a not in fixed and a not in closed for a in cell.spec.numeric_attribute_names)
 
 

@@ -132,10 +132,9 @@ def attribute_sets(spec, standard: str, version: str | None = None, dtype: str |
     Mod: floating-point inputs require fmod = 1, integer ones fmod = 0: the binding's ``kind_values``)."""
     sets = numeric_sets(spec, standard, version)
     std_ = spec.standards[standard]
-    if dtype is not None and std_.input_transform and not dt.get(dtype).is_float:
-        t = std_.info.input_transforms[std_.input_transform[0]]
-        if t.float_tensors_only:  # integer tensors keep the transform at its identity
-            sets = [s_ for s_ in sets if all(s_.values.get(k) == a.identity for k, a in t.attributes.items())]
+    float_only = float_only_transform_attributes(spec, standard, dtype)
+    if float_only:  # integer tensors keep the transform at its identity
+        sets = [s_ for s_ in sets if all(s_.values.get(k) == a.identity for k, a in float_only.items())]
     if version is not None and dtype is not None:
         # attributes a version takes as optional inputs: absent (the default set), they stand for the
         # dtype's limits (ONNX Clip-11: numeric_limits<T>::lowest() / max())
@@ -281,14 +280,15 @@ ATTRIBUTE_BOUNDARIES = (("subnormal", 2.0 ** -149), ("huge", float(np.finfo(np.f
 BOUNDARY_PER_REGION = 4  # region samples of an attribute-boundary case (the breakpoints are all there)
 
 
-def float_only_transform_attributes(spec, standard: str, dtype: str | None) -> set[str]:
-    """The attributes of the standard's input transform when it applies to float tensors only
-    (``float_tensors_only``) and ``dtype`` is an integer type: those stay at their identity."""
+def float_only_transform_attributes(spec, standard: str, dtype: str | None) -> dict:
+    """The attributes (name -> its transform attribute, with ``identity``) of the standard's input
+    transform when it applies to float tensors only (``float_tensors_only``) and ``dtype`` is an
+    integer type: those stay at their identity. Otherwise {}."""
     std_ = spec.standards[standard]
     if dtype is None or dt.get(dtype).is_float or not std_.input_transform:
-        return set()
+        return {}
     t = std_.info.input_transforms[std_.input_transform[0]]
-    return set(t.attributes) if t.float_tensors_only else set()
+    return dict(t.attributes) if t.float_tensors_only else {}
 
 
 def crossed(spec, values: dict) -> bool:
@@ -312,7 +312,7 @@ def attribute_boundary_sets(spec, standard: str, version: str | None = None, dty
     base = attribute_sets(spec, standard, version, dtype)[0].values
     out = []
     closed = {a.name for a in spec.attributes if a.int_values}  # flags take their listed values only
-    closed |= float_only_transform_attributes(spec, standard, tensor_dtype or dtype)
+    closed |= set(float_only_transform_attributes(spec, standard, tensor_dtype or dtype))
     for k in spec.numeric_attribute_names:
         if k in fixed or k in closed:
             continue
