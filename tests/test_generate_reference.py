@@ -29,6 +29,11 @@ def _same_bits(a, b):
     return (ua == ub) | nan
 
 
+def _bias_below_float64_resolution_at_one(case) -> bool:
+    bias = case.attributes.get("bias")
+    return case.standard == "directml" and isinstance(bias, float) and 0 < abs(bias) < 2.0 ** -53
+
+
 def _one_per_design(cases):
     """One positive case per operator, standard, dtype and design (the versions of a standard repeat
     a design at other ranks and shapes): every formula, dtype and region at a sixth of the cost."""
@@ -71,7 +76,13 @@ def _reproduce(cases):
             # decided (a double rounding, one ULP): Linear's 3.5 * x + 6.5 at x = 2.5489535e21 (6.5 is
             # below float64's ULP of the product), HardSwish's x * (alpha * x + 0.5) at x = 2**-149
             off = ~same
-            if off.any():
+            out = dt.get(t["y"].dtype.name if t["y"].dtype.name in dt.DTYPES else case.dtype)
+            if not out.is_float and t["x"].dtype.kind not in "iub":  # a float beyond an integer type's
+                lo, hi = out.int_range  # range gives any value (integer_overflow.float_inputs): Cast-1's
+                with np.errstate(invalid="ignore"):  # breakpoints have them, the reference wraps, the corpus saturates
+                    x64 = np.broadcast_to(t["x"].astype(np.float64), off.shape)
+                    off &= (x64 >= lo) & (x64 < float(hi + 1))  # hi + 1 = 2^k: exact in float64
+            if off.any() and not _bias_below_float64_resolution_at_one(case):  # ceil(1 + 1e-45) = 2, float64's 1
                 d = case.dtype
                 gap = np.abs(ordered(got[off].astype(t["y"].dtype), d) - ordered(t["y"][off], d)) if dt.get(d).is_float else None
                 assert gap is not None and (gap <= 1).all(), (case.id, t["x"][off][:5], got[off][:5], t["y"][off][:5])
@@ -83,6 +94,13 @@ def _reproduce(cases):
         ins = {n: v.reshape(-1) if t["y"].ndim == 0 else v for n, v in ins.items()}
         y, g = (a.reshape(-1) if a.ndim == 0 else a for a in (t["y"], got))
         result = compare(SPECS[case.op], case.standard, case.dtype, ins, case.attributes, y, g)
+        if not result.ok and _bias_below_float64_resolution_at_one(case):
+            # DirectML's scale * x + bias with bias = 1e-45 at x = +-1, the domain edge of acosh and atanh
+            # (and a step of ceil and floor, which the error model accepts and the bit check above skips):
+            # float64's 1 + 1e-45 is 1, so acosh gives 0 (exact 5.3e-23) and atanh -inf (exact -52). A
+            # float64 reference cannot know; the corpus (exact) does, and the judge fails the float64 value
+            assert set(result.kinds) <= {"cancellation", "inf-mismatch"}, (case.id, result.summary())
+            continue
         assert result.ok, (case.id, result.summary())
     assert sum(inexact.values()) > 0  # float64 references round per operation: the corpus is what is exact
 

@@ -313,3 +313,46 @@ def test_double_double_settles_the_ties_tiny_terms_break(monkeypatch, op, attrs,
         want = E.golden(spec, {"x": x}, full, "float32", key)
     assert g.exact <= 2 < want.exact  # those that round to zero (their sign) are left to mpmath
     assert np.array_equal(g.y.view(np.uint32), want.y.view(np.uint32))
+
+
+DOMAIN_OR_RANGE = ["sqrt", "log", "acos", "asin", "acosh", "atanh", "exp", "sinh", "cosh"]
+
+
+@pytest.mark.parametrize("op", DOMAIN_OR_RANGE)
+def test_no_real_value_and_overflow_past_float64_are_decided_without_mpmath(monkeypatch, op):
+    """sqrt(-2), acos(3), acosh(0.5): no real value, NaN; exp(1e20), sinh(-1e20), cosh(-1e20): past
+    float64, so +-inf in every narrower type. Tier 1 decides them from the enclosures (each took
+    tens of microseconds in mpmath: half of a float32 sweep of sqrt); the bits are those mpmath
+    gives, over random bit patterns, the domain's edges and the overflow thresholds, float32 and float16."""
+    from specgen.sweep.catalog import sweep_units
+
+    u = sweep_units({op: SPECS[op]})[0]
+    spec = SPECS[op]
+    plain, numeric = spec.resolve(dict(u.attributes), u.standard)
+    from specgen.numerics.compare import resolve_attributes
+    attrs = {**dict(u.attributes), **resolve_attributes(plain, u.standard, numeric)}
+    rng = np.random.default_rng(5)
+    calls = []
+    decide = E._decide
+    monkeypatch.setattr(E, "_decide", lambda *a: calls.append(a) or decide(*a))
+    for dtype, d, ui in (("float32", np.float32, np.uint32), ("float16", np.float16, np.uint16)):
+        bits = rng.integers(0, 2 ** (8 * np.dtype(d).itemsize), 4000, dtype=np.uint64).astype(ui).view(d)
+        edges = np.array([0, 1, 88.72, 89.42, 709.78, 710.48, 11356.5, 65504, 3e38], dtype=np.float64)
+        with np.errstate(over="ignore"):
+            edges = np.concatenate([edges, -edges]).astype(d)
+        edges = edges[np.isfinite(edges)]
+        with np.errstate(over="ignore"):
+            x = np.concatenate([bits, edges, np.nextafter(edges, d(np.inf)), np.nextafter(edges, d(-np.inf))])
+        calls.clear()
+        g = E.golden(spec, {spec.inputs[0].name: x}, attrs, dtype, u.standard)
+        decided_here = len(calls)
+        with monkeypatch.context() as m:
+            m.setattr(E, "_no_real_value", lambda ev, node: np.zeros(ev.shape, dtype=bool))
+            m.setattr(E, "_beyond_float64", lambda ev, node: np.zeros(ev.shape))
+            calls.clear()
+            want = E.golden(spec, {spec.inputs[0].name: x}, attrs, dtype, u.standard)
+            before = len(calls)
+        same = (g.y.view(ui) == want.y.view(ui)) | (np.isnan(g.y) & np.isnan(want.y))
+        bad = np.flatnonzero(~same)
+        assert not bad.size, f"{op} {dtype}: x = {x[bad[0]]!r}: {g.y[bad[0]]!r}, mpmath {want.y[bad[0]]!r}"
+        assert before > 100 and decided_here < before / 20, (op, dtype, decided_here, before)

@@ -364,6 +364,59 @@ def _accept_float(iv: _Iv, dtype: str):
     return r, ok
 
 
+def _no_real_value(ev: _Interval, node) -> np.ndarray:
+    """Where the exact value of ``node`` is certainly not a real number: a function's argument lies
+    entirely outside the function's domain (sqrt, log of a negative; acos, atanh beyond 1; acosh
+    below 1), or an operand of arithmetic, negation or abs has no real value. Branches, min, max and
+    other calls are not looked through (a where() may not take the branch). ``ev`` is the tier-1
+    evaluator of this block (its memo holds every subtree's enclosure)."""
+    if isinstance(node, n.Unary):
+        return _no_real_value(ev, node.operand)
+    if isinstance(node, n.Binary):
+        return _no_real_value(ev, node.left) | _no_real_value(ev, node.right)
+    none = np.zeros(ev.shape, dtype=bool)
+    if not isinstance(node, n.Call):
+        return none
+    if node.func == "abs":
+        return _no_real_value(ev, node.args[0])
+    f = libm.LIBM.get(node.func)
+    if f is None or len(node.args) != 1 or not libm.supported(node.func, ev.ft):
+        return none
+    arg = ev.eval(node.args[0])
+    lo, hi = ev.ends(arg)
+    d_lo, d_hi = f.domain  # the closed hull of the real domain: outside it there is no real value
+    with np.errstate(invalid="ignore"):
+        outside = ~arg.bad & np.isfinite(lo) & np.isfinite(hi) & ((hi < d_lo) | (lo > d_hi))
+    return outside | _no_real_value(ev, node.args[0])
+
+
+def _beyond_float64(ev: _Interval, node) -> np.ndarray:
+    """+1 or -1 where the exact value of ``node`` is certainly beyond float64's range with that sign,
+    else 0: the formula is a monotone function (or its negation) whose argument enclosure lies where
+    the function's float64 value overflows (exp, sinh of a huge argument; cosh at a point). The float64 libm
+    value is within a few ULPs of the exact one, so an infinite one means |f| > 2^1023: past the
+    overflow of every narrower output type."""
+    if isinstance(node, n.Unary) and node.op == "-":
+        return -_beyond_float64(ev, node.operand)
+    none = np.zeros(ev.shape)
+    if not isinstance(node, n.Call) or len(node.args) != 1:
+        return none
+    f = libm.LIBM.get(node.func)
+    if f is None or not libm.supported(node.func, ev.ft):
+        return none
+    arg = ev.eval(node.args[0])
+    lo, hi = ev.ends(arg)
+    call = f.numpy[ev.ft]
+    with np.errstate(all="ignore"):
+        ok = ~arg.bad & np.isfinite(lo) & np.isfinite(hi) & (lo >= f.domain[0]) & (hi <= f.domain[1])
+        if not f.monotone:  # cosh: its value at a point argument only
+            ok &= lo == hi
+        at_lo = np.asarray(call(np.where(ok, lo, 0.5)), dtype=ev.ft)
+        at_hi = np.asarray(call(np.where(ok, hi, 0.5)), dtype=ev.ft)
+        least, most = (at_lo, at_hi) if f.increasing else (at_hi, at_lo)
+        return np.where(ok & (least == np.inf), 1.0, np.where(ok & (most == -np.inf), -1.0, 0.0))
+
+
 def _round_to_odd_ld(v: np.ndarray) -> np.ndarray:
     """Long double values rounded to float64 by round-to-odd (exact when representable), so that a
     second rounding to a narrower dtype is a correct single rounding."""
@@ -837,10 +890,20 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             env = {k: _Iv(env64[k][sub], zeros, big[sub]) for k in flat}
             env.update({k: _Iv(np.full(m, v), zeros, np.zeros(m, dtype=bool)) for k, v in attrs64.items()})
             with np.errstate(all="ignore"):
-                iv = _Interval(env, m).eval(enode)
+                ev = _Interval(env, m)
+                iv = ev.eval(enode)
             if out_kind.is_float:
                 r1, ok1 = _accept_float(iv, out_dtype)
                 out_float[sub[ok1]] = round_float64(r1[ok1], out_dtype)
+                if transcendental and out_dtype != "float64" and not ok1.all():
+                    # what no enclosure can hold, decided here rather than element by element in mpmath
+                    # (tens of microseconds each: half of a float32 sweep of sqrt or acos, most of exp's)
+                    nan = ~ok1 & _no_real_value(ev, enode)
+                    huge = np.where(ok1 | nan, 0.0, _beyond_float64(ev, enode))
+                    for where, value in ((nan, np.nan), (huge > 0, np.inf), (huge < 0, -np.inf)):
+                        if where.any():
+                            out_float[sub[where]] = round_float64(np.full(int(where.sum()), value), out_dtype)
+                            ok1 = ok1 | where
             else:
                 r1, ok1 = _accept_int(iv, out_dtype, mode)
                 r[sub[ok1]] = r1[ok1]
