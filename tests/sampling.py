@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-SAMPLE_SIZE = 12
+SAMPLE_SIZE = 8
 
 
 def sampled(ops, size: int = SAMPLE_SIZE) -> list:

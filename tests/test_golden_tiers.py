@@ -37,18 +37,17 @@ def _rows():
 
 
 def _sampled(rows):
-    """Every formula once in float32 (else its first dtype) and once in its least-covered dtype so
-    far, so that every dtype is covered by some formula; the other rows run with ``-m slow`` (tests
-    must not triple with the operators: a mechanism once, each operator by sampling)."""
+    """Every formula once, in its least-covered dtype so far (float32 first where counts tie), so that
+    every dtype is covered by several formulas; the other rows run with ``-m slow`` (tests must not
+    triple with the operators: a mechanism once, each operator by sampling)."""
     by_formula: dict = {}
     for op, key, d in rows:
         by_formula.setdefault(repr(SPECS[op].formula_for(key)), []).append((op, key, d))
     keep, seen = set(), {}
     for _, group in sorted(by_formula.items()):
-        for pick in (next((r for r in group if r[2] == "float32"), group[0]),
-                     min(group, key=lambda r: (seen.get(r[2], 0), group.index(r)))):  # the least-covered dtype
-            keep.add(pick)
-            seen[pick[2]] = seen.get(pick[2], 0) + 1
+        pick = min(group, key=lambda r: (seen.get(r[2], 0), r[2] != "float32", group.index(r)))
+        keep.add(pick)
+        seen[pick[2]] = seen.get(pick[2], 0) + 1
     return [r if r in keep else pytest.param(*r, marks=pytest.mark.slow) for r in rows]
 
 

@@ -124,7 +124,9 @@ def _load_with_reading(tmp_path, reading_yaml: str):
 
     from specgen.resources import specs_dir
 
-    shutil.copytree(specs_dir(), tmp_path / "specs")
+    (tmp_path / "specs").mkdir()
+    for name in ("_standards.yaml", "relu.yaml"):  # the spec with the reading and what it needs, not all 65
+        shutil.copy(specs_dir() / name, tmp_path / "specs" / name)
     path = tmp_path / "specs" / "relu.yaml"
     text = path.read_text()
     head, sep, tail = text.partition("  onnx:\n")

@@ -31,6 +31,9 @@ _FIELDS = ("id", "op", "standard", "version", "dtype", "kind", "violations", "sh
            "sha256")
 
 
+_FIELD_SET = frozenset(_FIELDS)
+
+
 class CorpusError(Exception):
     """A corpus that cannot be read: missing files, bad manifest, data that fails its sha256."""
 
@@ -77,8 +80,8 @@ class Case:
 
     @classmethod
     def from_json(cls, entry: dict, root: Path | None = None) -> "Case":
-        missing = [k for k in _FIELDS if k not in entry]
-        if missing:
+        if not _FIELD_SET.issubset(entry):
+            missing = [k for k in _FIELDS if k not in entry]
             raise CorpusError(f"case {entry.get('id', '?')!r}: manifest entry lacks {', '.join(missing)}")
         fields = {k: entry[k] for k in _FIELDS}
         fields["attributes"] = decode_attributes(fields["attributes"])
@@ -258,7 +261,7 @@ def encode_attributes(attributes: dict) -> dict:
 
 def decode_attributes(attributes: dict) -> dict:
     """The manifest's attribute values back as Python values (encode_attributes reversed)."""
-    return {k: (float(v[NONFINITE]) if isinstance(v, dict) and set(v) == {NONFINITE} else v)
+    return {k: (float(v[NONFINITE]) if type(v) is dict and len(v) == 1 and NONFINITE in v else v)
             for k, v in attributes.items()}
 
 
