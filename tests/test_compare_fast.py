@@ -225,3 +225,29 @@ def test_an_infinite_input_is_judged_by_the_special_value_rules_even_where_the_n
     assert float(expected[0]) == -1.7578125
     fast = _same_verdicts(spec, "onnx", "bfloat16", {"x": x}, attrs, expected, actual, "selu -inf")
     assert not fast.ok and fast.mismatches == 1
+
+
+@pytest.mark.parametrize("op", ["sqrt", "acos", "log"])
+def test_a_nan_of_another_sign_or_payload_where_the_golden_value_is_nan_is_golden_equal(op):
+    """x86 gives sqrt(-2) as 0xffc00000, the golden NaN is 0x7fc00000: the fast tier passes it (with
+    the full judgement's error, NaN) instead of judging each of half a sweep's elements in full; a
+    number where the golden value is NaN still fails as the full judgement fails it."""
+    from specgen.numerics.compare import judge_elements, nan_equal_mask
+
+    spec = SPECS[op]
+    key = "onnx"
+    x = np.array([-2.0, -0.5, -1e30, 3.0, -3.0, 2.0, -7.0], dtype=np.float32)
+    x = x[np.isnan(golden(spec, {"x": x}, {}, "float32", key).y)]
+    expected = golden(spec, {"x": x}, {}, "float32", key).y
+    actual = np.full(x.shape, 0xFFC00000, dtype=np.uint32).view(np.float32)  # the x86 default NaN
+    actual.view(np.uint32)[-1] = 0x7FC00001  # another payload
+    assert x.size >= 3 and nan_equal_mask(expected, actual, {"x": x}).all()
+    fast = judge_elements(spec, key, "float32", {"x": x}, {}, expected, actual)
+    full = judge_elements(spec, key, "float32", {"x": x}, {}, expected, actual, bounds=True)
+    assert (fast.kind == 0).all() and np.array_equal(fast.kind, full.kind)
+    assert np.isnan(fast.error).all() and np.isnan(full.error).all()
+    wrong = actual.copy()
+    wrong[0] = np.float32(1.0)
+    fast = judge_elements(spec, key, "float32", {"x": x}, {}, expected, wrong)
+    full = judge_elements(spec, key, "float32", {"x": x}, {}, expected, wrong, bounds=True)
+    assert fast.kind[0] != 0 and np.array_equal(fast.kind, full.kind)

@@ -381,6 +381,35 @@ def test_elementary_functions_get_their_ulp_budget():
     assert np.all((y >= acc.lo) & (y <= acc.hi))
 
 
+@pytest.mark.parametrize("op,x", [("sqrt", -4.0), ("log", -1.0), ("acos", 2.0), ("asin", -3.0), ("acosh", 0.5),
+                                  ("atanh", 1.5)])
+def test_a_number_where_there_is_no_real_value_fails(op, x):
+    """sqrt(-4) has no real value: only a NaN passes. The model used to give an argument outside the
+    domain the image [-inf, inf], so a kernel returning sqrt(|x|), 0 or anything passed."""
+    spec = SPECS[op]
+    xs = np.array([x], dtype=np.float32)
+    nan = np.array([np.nan], dtype=np.float32)
+    for wrong in (0.0, -0.0, 1.0, 0.25, np.inf):
+        r = compare(spec, "onnx", "float32", {"x": xs}, {}, nan, np.array([wrong], dtype=np.float32))
+        assert not r.ok and r.kind == "nan-mismatch", (op, wrong, r.summary())
+    assert compare(spec, "onnx", "float32", {"x": xs}, {}, nan, nan).ok
+
+
+def test_no_real_value_propagates_through_arithmetic_but_not_into_a_branch_not_taken():
+    env = {"x": np.array([-4.0, 4.0])}
+    acc = accepted_outputs(parse_formula("x * sqrt(x) + 1", ["x"], []), env, "float32", "float32", inputs={"x"})
+    assert acc.lo[0] > acc.hi[0] and acc.lo[1] <= 9.0 <= acc.hi[1]  # [inf, -inf]: no number is accepted
+    acc = accepted_outputs(parse_formula("where(x > 0, sqrt(x), 0.5)", ["x"], []), env, "float32", "float32",
+                           inputs={"x"})
+    assert acc.lo[0] == acc.hi[0] == 0.5 and acc.lo[1] <= 2.0 <= acc.hi[1]
+    # an argument whose rounding may cross the domain's edge keeps the part inside: acosh of 1 - 2^-30
+    # rounded to float32 may be acosh(1) = 0, so 0 passes, and nothing below it but the function budget's
+    # widening at 0 (a few float32 subnormals; the whole line below 0 before)
+    acc = accepted_outputs(parse_formula("acosh(x + 0.9999999990686774)", ["x"], []), {"x": np.array([0.0])},
+                           "float32", "float32", inputs={"x"})
+    assert -1e-40 < acc.lo[0] <= 0.0 <= acc.hi[0]
+
+
 def test_either_branch_near_a_rounded_threshold_but_nothing_in_between():
     """float16 Shrink, threshold 0.7 (float32) vs 0.7001953125 (float16): for x between them a kernel
     comparing against either gives 0 or x - bias; both pass, a value in between does not."""

@@ -101,12 +101,15 @@ def test_a_held_input_and_a_sampled_space_keep_apart():
     assert "extra_inputs" not in prepare("fake_adapters.sweep:SweepFake", "softsign", "onnx", None, "float16", {}).sweep.identity()
 
 
-def test_a_cell_judged_by_another_spec_or_judge_is_stale_marked_and_run_again(tmp_path):
+def test_a_cell_judged_by_another_spec_or_judge_is_stale_marked_and_run_again(tmp_path, monkeypatch):
     """A cell records the judge epoch and its spec's digest (specgen.sweep.provenance); one of an
     older epoch, or without the record, is marked † on the page with why, and `specgen matrix` runs it
     again; a float32 cell's finished chunks from another judge are dropped, never merged."""
     from specgen.sweep import matrix as M
     from specgen.sweep import provenance as P
+
+    record = {**P.recorded(), "moved": {}}  # bumps that name no functions: every operator moves
+    monkeypatch.setattr(P, "recorded", lambda: record)
 
     r = CliRunner()
     root, md = tmp_path / "acc", tmp_path / "accuracy.md"
@@ -134,12 +137,40 @@ def test_a_cell_judged_by_another_spec_or_judge_is_stale_marked_and_run_again(tm
     chunks.mkdir(parents=True)
     (chunks / "old-chunk.json").write_text("{}")  # finished under a judge that recorded nothing
     now = P.provenance(SPECS["softsign"])
-    M._fresh_chunks(cell, root, now)
+    M._fresh_chunks(cell, root, now, SPECS["softsign"])
     assert not (chunks / "old-chunk.json").exists()
     (chunks / "kept.json").write_text("{}")
-    M._fresh_chunks(cell, root, now)  # same spec and judge: the chunks stay
+    M._fresh_chunks(cell, root, now, SPECS["softsign"])  # same spec and judge: the chunks stay
     assert (chunks / "kept.json").exists()
-    M._fresh_chunks(cell, root, {**now, "spec": "another"})
+    M._fresh_chunks(cell, root, {**now, "spec": "another"}, SPECS["softsign"])
+    assert not (chunks / "kept.json").exists()
+
+
+def test_a_bump_that_names_functions_moves_only_the_operators_that_call_them(tmp_path, monkeypatch):
+    """tools/judge_epoch.py --bump --functions sqrt: a cell of the older epoch whose operator calls
+    no sqrt keeps its verdicts (not stale, its float32 chunks kept); Sqrt's and GELU's (sqrt(2/pi))
+    are stale; a later bump that names nothing moves every operator."""
+    from specgen.sweep import matrix as M
+    from specgen.sweep import provenance as P
+
+    record = {"epoch": 5, "sources": P.sources_digest(), "moved": {"5": {"functions": ["sqrt"], "why": "t"}}}
+    monkeypatch.setattr(P, "recorded", lambda: record)
+    old = {"provenance": {}}
+    for op, stale in (("softsign", False), ("relu", False), ("sqrt", True), ("gelu", True)):
+        old["provenance"] = {**P.provenance(SPECS[op]), "judge_epoch": 4}
+        assert bool(P.stale_reasons({**old, "op": op}, SPECS[op])) is stale, op
+    assert "gelu" in {op for op, s in SPECS.items() if "sqrt" in P.functions_called(s)}
+    cell = M.plan(SPECS, ["fake_adapters.sweep:SweepFake"], ["float32"], ops={"softsign"})[0]
+    chunks = cell.chunks(tmp_path)
+    chunks.mkdir(parents=True)
+    (chunks / M.PROVENANCE_FILE).write_text(json.dumps({**P.provenance(SPECS["softsign"]), "judge_epoch": 4}))
+    (chunks / "kept.json").write_text("{}")
+    M._fresh_chunks(cell, tmp_path, P.provenance(SPECS["softsign"]), SPECS["softsign"])
+    assert (chunks / "kept.json").exists()
+    record["epoch"], record["moved"]["6"] = 6, {}  # a bump that names no functions
+    old["provenance"] = {**P.provenance(SPECS["relu"]), "judge_epoch": 4}
+    assert P.stale_reasons({**old, "op": "relu"}, SPECS["relu"]) == ["judge epoch 4, now 6"]
+    M._fresh_chunks(cell, tmp_path, P.provenance(SPECS["softsign"]), SPECS["softsign"])
     assert not (chunks / "kept.json").exists()
 
 
@@ -168,7 +199,7 @@ def test_only_a_failing_cell_gets_a_plot(tmp_path, monkeypatch):
     monkeypatch.delenv("SWEEP_FAKE_WRONG")
     cell = next(root.glob("float16/*/softsign-defaults.json"))
     data = json.loads(cell.read_text())
-    data["provenance"]["judge_epoch"] -= 1  # stale: run again, now passing
+    data["provenance"]["spec"] = "an older spec"  # stale: run again, now passing
     cell.write_text(json.dumps(data))
     assert CliRunner().invoke(main, args).exit_code == 0
     assert not list(root.glob("float16/*/*.png"))

@@ -3,6 +3,8 @@
     python tools/judge_epoch.py            # check: exit 1 when the judge's sources changed since the record
     python tools/judge_epoch.py --refresh  # the change leaves every verdict as it was: record the new digest
     python tools/judge_epoch.py --bump     # the change moves verdicts: epoch + 1 (every matrix cell is stale)
+    python tools/judge_epoch.py --bump --functions sqrt,log --why "..."
+                                           # it moves only formulas calling these: other cells stay current
 
 A change to the judge is one of the two on purpose: --refresh after a refactor or a faster tier the
 tests prove equal (tests/test_compare_fast.py), --bump after anything that can turn a verdict or an
@@ -22,11 +24,28 @@ def main(argv=None) -> int:
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--refresh", action="store_true", help="record the current sources' digest, same epoch")
     g.add_argument("--bump", action="store_true", help="epoch + 1 and record the current sources' digest")
+    ap.add_argument("--functions", default="", help="with --bump: the formula functions whose judgement moved "
+                                                    "(comma-separated); default: every operator's")
+    ap.add_argument("--why", default="", help="with --bump --functions: what changed, for the record")
     args = ap.parse_args(argv)
+    if args.functions and not args.bump:
+        ap.error("--functions goes with --bump")
     rec, now = P.recorded(), P.sources_digest()
     if args.refresh or args.bump:
         epoch = rec["epoch"] + (1 if args.bump else 0)
-        P.EPOCH_FILE.write_text(json.dumps({"epoch": epoch, "sources": now}, indent=1) + "\n")
+        out = {"epoch": epoch, "sources": now}
+        moved = dict(rec.get("moved", {}))
+        if args.bump and args.functions:
+            from specgen.formula.functions import FUNCTIONS
+
+            named = sorted({f.strip() for f in args.functions.split(",") if f.strip()})
+            unknown = [f for f in named if f not in FUNCTIONS]
+            if unknown:
+                ap.error(f"--functions: not formula functions: {', '.join(unknown)}")
+            moved[str(epoch)] = {"functions": named, "why": args.why}
+        if moved:
+            out["moved"] = moved
+        P.EPOCH_FILE.write_text(json.dumps(out, indent=1) + "\n")
         print(f"judge epoch {epoch}, sources {now[:16]}")
         return 0
     if rec["sources"] != now:

@@ -57,6 +57,10 @@ class Interval:
     lo: np.ndarray
     hi: np.ndarray
 
+    def empty(self) -> np.ndarray:
+        """No real value (lo > hi, held as [inf, -inf]): a function's argument outside its domain."""
+        return self.lo > self.hi
+
     def hull(self, other: Interval) -> Interval:
         return Interval(np.minimum(self.lo, other.lo), np.maximum(self.hi, other.hi))
 
@@ -129,9 +133,10 @@ class IntervalModel:
             return self.constant(float(value), Fraction(float(value)))
         if isinstance(node, n.Unary):
             a = self.eval(node.operand)
-            return Interval(-a.hi, -a.lo) if node.op == "-" else a
+            return Interval(-a.hi, -a.lo) if node.op == "-" else a  # an empty set stays empty: [inf, -inf]
         if isinstance(node, n.Binary):
-            return self.binary(node.op, self.eval(node.left), self.eval(node.right))
+            a, b = self.eval(node.left), self.eval(node.right)
+            return _emptied(self.binary(node.op, a, b), a.empty() | b.empty())
         if isinstance(node, n.Call):
             return self.call(node)
         raise TypeError(f"cannot bound a {type(node).__name__} as a value")
@@ -196,7 +201,7 @@ class IntervalModel:
                 return a.where(c.true | (undecided & self.forced[id(node)]), b)
             return a.where(c.true, b).where(~undecided, a.hull(b))
         vals = [self.eval(a) for a in args]
-        return self.function(FUNCTIONS[f], vals)
+        return _emptied(self.function(FUNCTIONS[f], vals), np.logical_or.reduce([v.empty() for v in vals]))
 
     def function(self, fn, vals) -> Interval:
         """A row of the function table: its interval image, widened by its accepted ULPs (in every
@@ -206,10 +211,15 @@ class IntervalModel:
                 lo, hi = fn.interval(*[(v.lo, v.hi) for v in vals])
             elif fn.monotone is not None:
                 a = vals[0]
-                lo, hi = fn.numpy(a.lo), fn.numpy(a.hi)
+                a_lo, a_hi, outside = a.lo, a.hi, None
+                if fn.libm is not None:  # the argument's part inside the function's real domain; none: no
+                    d_lo, d_hi = fn.libm.domain  # real value (sqrt, log of a negative, acos(3)): only NaN
+                    outside = (a_hi < d_lo) | (a_lo > d_hi)
+                    a_lo, a_hi = np.maximum(a_lo, d_lo), np.minimum(a_hi, d_hi)
+                lo, hi = fn.numpy(a_lo), fn.numpy(a_hi)
                 if fn.monotone == "decreasing":
                     lo, hi = hi, lo
-                lo = np.where(np.isnan(lo), -np.inf, lo)  # outside the domain: unbounded (NaN)
+                lo = np.where(np.isnan(lo), -np.inf, lo)  # a function without a known domain: unbounded (NaN)
                 hi = np.where(np.isnan(hi), np.inf, hi)
             else:
                 raise NotImplementedError(f"the error model has no rule for {fn.name}()")
@@ -223,7 +233,8 @@ class IntervalModel:
                 his.append(hi + budget * U.ulp(hi, t))
             lo = np.minimum.reduce([np.where(np.isnan(x), -np.inf, x) for x in los])
             hi = np.maximum.reduce([np.where(np.isnan(x), np.inf, x) for x in his])
-        return self.rounded(Interval(lo, hi))
+        out = self.rounded(Interval(lo, hi))
+        return out if fn.monotone is None or outside is None else _emptied(out, outside)
 
 
 _WIDENING: dict = {}
@@ -324,6 +335,15 @@ def _div(a: Interval, b: Interval) -> Interval:
     lo = np.minimum.reduce([d for d, _ in pairs])
     hi = np.maximum.reduce([u for _, u in pairs])
     return Interval(np.where(through_zero, -np.inf, lo), np.where(through_zero, np.inf, hi))
+
+
+def _emptied(iv: Interval, empty) -> Interval:
+    """``iv``, empty ([inf, -inf]: only a NaN is accepted) where ``empty``: an operand with no real
+    value gives an expression with none (a where() takes the branches' hull instead, so an empty
+    branch it may not take accepts the other's values)."""
+    if not np.any(empty):
+        return iv
+    return Interval(np.where(empty, np.inf, iv.lo), np.where(empty, -np.inf, iv.hi))
 
 
 def _no_nan(iv: Interval) -> Interval:

@@ -121,9 +121,10 @@ def is_done(cell: Cell, root: Path, specs: dict) -> bool:
 PROVENANCE_FILE = "provenance.json"
 
 
-def _fresh_chunks(cell: Cell, root: Path, now: dict) -> str:
+def _fresh_chunks(cell: Cell, root: Path, now: dict, spec) -> str:
     """The cell's resume folder, emptied first when its finished chunks were judged by another spec
-    or judge (or by a version that did not record which): chunks of two judges never merge."""
+    or a judge that judges this operator otherwise (or by a version that did not record which):
+    chunks of two judgements never merge."""
     d = cell.chunks(root)
     mark = d / PROVENANCE_FILE
     if d.exists():
@@ -131,7 +132,7 @@ def _fresh_chunks(cell: Cell, root: Path, now: dict) -> str:
             had = json.loads(mark.read_text())
         except (OSError, ValueError):
             had = None
-        if had != now:
+        if not provenance.same_judgement(had, now, spec):
             shutil.rmtree(d)
     d.mkdir(parents=True, exist_ok=True)
     if not mark.exists():
@@ -170,7 +171,7 @@ def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int,
         out = {**base, "status": "not-claimed", "why": str(exc)}
         _write(cell.path(root), json.dumps(out, indent=1, sort_keys=True))
         return out
-    resume = _fresh_chunks(cell, root, base["provenance"]) if dt.get(cell.dtype).bits >= 32 else None
+    resume = _fresh_chunks(cell, root, base["provenance"], specs[u.op]) if dt.get(cell.dtype).bits >= 32 else None
     outcome = execute(p, workers=workers, scheduler=scheduler, resume=resume, log=log)
     s, info = outcome.summary, outcome.info
     out = {**report.to_json(s, info), **base, "status": "swept"}

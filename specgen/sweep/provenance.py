@@ -11,6 +11,11 @@ digest when a change leaves every verdict as it was (a refactor, a faster tier p
 bumps the epoch when verdicts change, and a test fails while the digest is out of date, so every
 change to the judge is one of the two on purpose. Source digests alone would make every refactor
 re-run hours of float32 sweeps; an epoch alone would be forgotten.
+
+A bump may name the formula functions whose judgement it moved (``moved``: epoch -> {"functions",
+"why"}; ``tools/judge_epoch.py --bump --functions sqrt,log``): a cell of an older epoch whose
+operator's formulas call none of the functions every later bump names keeps its verdicts (and a
+float32 cell its finished chunks). A bump that names none moves every cell.
 """
 from __future__ import annotations
 
@@ -48,6 +53,41 @@ def judge_epoch() -> int:
     return int(recorded()["epoch"])
 
 
+def functions_called(spec) -> set[str]:
+    """Every formula function the operator's formulas call: its own, each standard's, each choice's
+    (GELU's erf and tanh), each reading's."""
+    from specgen.formula import nodes as n
+
+    roots = [spec.formula] + [std.formula for std in spec.standards.values()]
+    roots += list(spec.choice.formulas.values()) if getattr(spec, "choice", None) is not None else []
+    roots += [r.formula for std in spec.standards.values() for r in getattr(std, "readings", ())]
+    return {node.func for root in roots if root is not None for node in n.walk(root) if isinstance(node, n.Call)}
+
+
+def moved_between(old: int, new: int, spec) -> bool:
+    """Whether a bump after epoch ``old`` up to ``new`` can have moved this operator's verdicts: one
+    that names no functions moves every operator; one that names some, those that call them."""
+    moved = recorded().get("moved", {})
+    called = None
+    for epoch in range(int(old) + 1, int(new) + 1):
+        named = moved.get(str(epoch), {}).get("functions")
+        if not named:
+            return True
+        called = functions_called(spec) if called is None else called
+        if called & set(named):
+            return True
+    return False
+
+
+def same_judgement(had: dict | None, now: dict, spec) -> bool:
+    """Two provenance records judge alike: the same spec digest, and epochs no bump between them
+    moved for this operator."""
+    if not had or had.get("spec") != now["spec"] or not isinstance(had.get("judge_epoch"), int):
+        return False
+    a, b = sorted((had["judge_epoch"], now["judge_epoch"]))
+    return a == b or not moved_between(a, b, spec)
+
+
 def _standards_of(spec_path: Path) -> Path | None:
     for d in spec_path.parents:
         if (d / STANDARDS_FILE).is_file():
@@ -80,8 +120,10 @@ def stale_reasons(cell: dict, spec) -> list[str]:
         return [f"its operator {cell.get('op')!r} is not in the specs"]
     now = provenance(spec)
     out = []
-    if have.get("judge_epoch") != now["judge_epoch"]:
-        out.append(f"judge epoch {have.get('judge_epoch')}, now {now['judge_epoch']}")
+    epoch = have.get("judge_epoch")
+    if epoch != now["judge_epoch"] and (not isinstance(epoch, int) or moved_between(min(epoch, now["judge_epoch"]),
+                                                                                   max(epoch, now["judge_epoch"]), spec)):
+        out.append(f"judge epoch {epoch}, now {now['judge_epoch']}")
     if have.get("spec") != now["spec"]:
         out.append("its spec or _standards.yaml changed since")
     return out
