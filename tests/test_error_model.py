@@ -392,6 +392,7 @@ def test_a_number_where_there_is_no_real_value_fails(op, x):
     for wrong in (0.0, -0.0, 1.0, 0.25, np.inf):
         r = compare(spec, "onnx", "float32", {"x": xs}, {}, nan, np.array([wrong], dtype=np.float32))
         assert not r.ok and r.kind == "nan-mismatch", (op, wrong, r.summary())
+        assert "a number where there is no real value at x = " in r.summary()
     assert compare(spec, "onnx", "float32", {"x": xs}, {}, nan, nan).ok
 
 

@@ -38,10 +38,14 @@ def explain(formula, inputs: Mapping[str, float], attributes: Mapping[str, float
     """The reason of one catastrophic element: ``inputs`` and ``attributes`` its values (floats),
     ``at`` the inputs as the report spells them (``x = 100``), ``exact`` the golden value."""
     tail = f"exact {short(exact)}, got {short(got)}"
+    if np.isnan(float(exact)) and not np.isnan(float(got)):  # sqrt(-2) = 1.0: nothing in the formula was lost
+        return f"a number where there is no real value at {at}: {tail}"
     node = culprit(formula, inputs, attributes, dtype, kind)
     if node is None:
         what = {"inf-mismatch": "an infinity", "nan-mismatch": "NaN", "cancellation": "a zero"}.get(kind, "a value")
-        return f"{what} where the exact value is finite at {at}: {tail}"
+        e = float(exact)
+        where = "the exact value is finite" if np.isfinite(e) else f"the exact value is {short(e)}"  # a pole: +-inf
+        return f"{what} where {where} at {at}: {tail}"
     if isinstance(node, n.Var):
         return f"{node.name} = {short(attributes[node.name])} overflowed in {dtype} at {at}: {tail}"
     return f"{spell(node)} {VERB[kind]} at {at}: {tail}"
