@@ -203,3 +203,25 @@ def test_only_a_failing_cell_gets_a_plot(tmp_path, monkeypatch):
     cell.write_text(json.dumps(data))
     assert CliRunner().invoke(main, args).exit_code == 0
     assert not list(root.glob("float16/*/*.png"))
+
+
+def test_the_backends_line_names_every_version_its_cells_were_measured_with(tmp_path):
+    """Cells of one adapter measured on two machines (torch's version names the ISA ATen runs) are
+    not shown as one version: the line lists each with its count of cells."""
+    r = CliRunner()
+    root, md = tmp_path / "acc", tmp_path / "accuracy.md"
+    args = ["matrix", "--adapter", "fake_adapters.sweep:SweepFake", "--dtype", "float16", "--ops", "softsign,shrink",
+            "--workers", "0", "--results", str(root), "--markdown", str(md), "--json", str(tmp_path / "a.json"),
+            "--no-plots"]
+    assert r.invoke(main, args).exit_code == 0
+    line = next(t for t in md.read_text().splitlines() if t.startswith("Backends: "))
+    assert "cells)" not in line
+    cells = sorted(root.glob("float16/*/*.json"))
+    assert len(cells) >= 2
+    for i, cell in enumerate(cells):
+        d = json.loads(cell.read_text())
+        d["info"]["backend"] = "another machine's version" if i == 0 else "this machine's version"
+        cell.write_text(json.dumps(d))
+    assert r.invoke(main, args + ["--render-only"]).exit_code == 0
+    line = next(t for t in md.read_text().splitlines() if t.startswith("Backends: "))
+    assert f"this machine's version ({len(cells) - 1} cells)" in line and "another machine's version (1 cells)" in line
