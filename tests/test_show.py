@@ -268,3 +268,14 @@ def test_webnn_output_types_are_the_output_s_own_unless_a_constraint_ties_them(s
     assert row.startswith("| *output* | float32, float16, int32,") and "same as input | 0 to 5" in row
     assert "MLOperand cast(MLOperand input, MLOperandDataType dataType," in cast
     assert "1. Set *output*'s dataType to dataType." in cast
+
+
+def test_a_version_that_spells_the_choice_otherwise_is_shown_with_its_spelling():
+    """ONNX Cast-1 names the target type by string ("FLOAT"); 6 and later by the enum's integer."""
+    from click.testing import CliRunner
+
+    from specgen.cli import main
+
+    out = CliRunner().invoke(main, ["show", "cast"]).output
+    row = next(line for line in out.splitlines() if line.startswith("| ONNX | `Cast`"))
+    assert "float32: `to=1`" in row and "version 1: float32: `to='FLOAT'`" in row and "float64: `to='DOUBLE'`" in row

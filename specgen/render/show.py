@@ -192,7 +192,13 @@ def _values_cell(spec: m.OpSpec, std: m.OpStandard) -> str | None:
     b = std.attributes[spec.choice.attribute]
     if b.fixed is not None:
         return f"{b.fixed} only (no such attribute)"
-    return ", ".join(f"{k}: `{b.name}={v}`" for k, v in b.values.items())
+    text = ", ".join(f"{k}: `{b.name}={v}`" for k, v in b.values.items())
+    # versions that spell the values otherwise (attribute_values: ONNX Cast-1's string `to`)
+    other = [v for v in std.versions if spec.choice.attribute in v.attribute_values]
+    for v in other:
+        spelled = v.attribute_values[spec.choice.attribute]
+        text += f"; version {v.version}: " + ", ".join(f"{k}: `{b.name}={w!r}`" for k, w in spelled.items())
+    return text
 
 
 _BROADCAST_WORDS = {
