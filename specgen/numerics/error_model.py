@@ -206,12 +206,13 @@ class IntervalModel:
     def function(self, fn, vals) -> Interval:
         """A row of the function table: its interval image, widened by its accepted ULPs (in every
         allowed compute type) and numpy's own error, then rounded like any operation."""
+        outside = None  # where the argument lies outside the function's real domain (monotone rows)
         with np.errstate(all="ignore"):
             if fn.interval is not None:
                 lo, hi = fn.interval(*[(v.lo, v.hi) for v in vals])
             elif fn.monotone is not None:
                 a = vals[0]
-                a_lo, a_hi, outside = a.lo, a.hi, None
+                a_lo, a_hi = a.lo, a.hi
                 if fn.libm is not None:  # the argument's part inside the function's real domain; none: no
                     d_lo, d_hi = fn.libm.domain  # real value (sqrt, log of a negative, acos(3)): only NaN
                     outside = (a_hi < d_lo) | (a_lo > d_hi)
@@ -234,7 +235,7 @@ class IntervalModel:
             lo = np.minimum.reduce([np.where(np.isnan(x), -np.inf, x) for x in los])
             hi = np.maximum.reduce([np.where(np.isnan(x), np.inf, x) for x in his])
         out = self.rounded(Interval(lo, hi))
-        return out if fn.monotone is None or outside is None else _emptied(out, outside)
+        return out if outside is None else _emptied(out, outside)
 
 
 _WIDENING: dict = {}
