@@ -68,11 +68,17 @@ def test_a_sweep_and_a_run_agree_on_the_same_inputs():
         assert counts == run.kinds and sum(counts.values()) == run.mismatches > 0, op
 
 
+def _fake_matrix(tmp_path, ops: str, plots: bool = False):
+    """(args, results folder, page, JSON) of `specgen matrix` over the fake sweep adapter, float16, in this process."""
+    root, md, js = tmp_path / "acc", tmp_path / "accuracy.md", tmp_path / "accuracy.json"
+    args = ["matrix", "--adapter", "fake_adapters.sweep:SweepFake", "--dtype", "float16", "--ops", ops,
+            "--workers", "0", "--results", str(root), "--markdown", str(md), "--json", str(js)]
+    return args + ([] if plots else ["--no-plots"]), root, md, js
+
+
 def test_a_matrix_shard_runs_resumes_and_renders(tmp_path):
     r = CliRunner()
-    root, md, js = tmp_path / "acc", tmp_path / "accuracy.md", tmp_path / "accuracy.json"
-    args = ["matrix", "--adapter", "fake_adapters.sweep:SweepFake", "--dtype", "float16", "--ops", "softsign,shrink",
-            "--workers", "0", "--results", str(root), "--markdown", str(md), "--json", str(js), "--no-plots"]
+    args, root, md, js = _fake_matrix(tmp_path, "softsign,shrink")
     res = r.invoke(main, args + ["--shard", "2/2"])  # 3 cells (shrink, shrink softshrink, softsign): the 2nd
     assert res.exit_code == 0, res.output
     assert "1 cells, 0 already done, 1 to run" in res.output and "shrink softshrink" in res.output
@@ -112,10 +118,7 @@ def test_a_cell_judged_by_another_spec_or_judge_is_stale_marked_and_run_again(tm
     monkeypatch.setattr(P, "recorded", lambda: record)
 
     r = CliRunner()
-    root, md = tmp_path / "acc", tmp_path / "accuracy.md"
-    args = ["matrix", "--adapter", "fake_adapters.sweep:SweepFake", "--dtype", "float16", "--ops", "softsign",
-            "--workers", "0", "--results", str(root), "--markdown", str(md), "--json", str(tmp_path / "a.json"),
-            "--no-plots"]
+    args, root, md, _ = _fake_matrix(tmp_path, "softsign")
     assert r.invoke(main, args).exit_code == 0
     (cell_path,) = root.glob("float16/*/softsign-defaults.json")
     d = json.loads(cell_path.read_text())
@@ -188,14 +191,11 @@ def test_the_judge_epoch_record_matches_the_judge_sources():
 
 def test_only_a_failing_cell_gets_a_plot(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    root = tmp_path / "acc"
-    args = ["matrix", "--adapter", "fake_adapters.sweep:SweepFake", "--dtype", "float16", "--ops", "softsign",
-            "--workers", "0", "--results", str(root), "--markdown", str(tmp_path / "a.md"), "--json",
-            str(tmp_path / "a.json")]
+    args, root, md, _ = _fake_matrix(tmp_path, "softsign", plots=True)
     monkeypatch.setenv("SWEEP_FAKE_WRONG", "0x3dff:0x3e01")
     assert CliRunner().invoke(main, args).exit_code == 0
     (png,) = root.glob("float16/*/softsign-defaults.png")
-    assert png.read_bytes().startswith(b"\x89PNG") and png.name in (tmp_path / "a.md").read_text()
+    assert png.read_bytes().startswith(b"\x89PNG") and png.name in md.read_text()
     monkeypatch.delenv("SWEEP_FAKE_WRONG")
     cell = next(root.glob("float16/*/softsign-defaults.json"))
     data = json.loads(cell.read_text())
@@ -209,10 +209,7 @@ def test_the_backends_line_names_every_version_its_cells_were_measured_with(tmp_
     """Cells of one adapter measured on two machines (torch's version names the ISA ATen runs) are
     not shown as one version: the line lists each with its count of cells."""
     r = CliRunner()
-    root, md = tmp_path / "acc", tmp_path / "accuracy.md"
-    args = ["matrix", "--adapter", "fake_adapters.sweep:SweepFake", "--dtype", "float16", "--ops", "softsign,shrink",
-            "--workers", "0", "--results", str(root), "--markdown", str(md), "--json", str(tmp_path / "a.json"),
-            "--no-plots"]
+    args, root, md, _ = _fake_matrix(tmp_path, "softsign,shrink")
     assert r.invoke(main, args).exit_code == 0
     line = next(t for t in md.read_text().splitlines() if t.startswith("Backends: "))
     assert "cells)" not in line

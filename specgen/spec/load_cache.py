@@ -72,9 +72,7 @@ def get(contents: tuple):
             value = pickle.load(f)
         os.utime(path)  # recently used: kept when older entries are pruned
         return value
-    except FileNotFoundError:
-        return None
-    except Exception:  # noqa: BLE001 - any unreadable entry is a miss; put() rewrites it
+    except Exception:  # noqa: BLE001 - no entry, or an unreadable one: a miss (put() rewrites it)
         return None
 
 

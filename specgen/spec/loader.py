@@ -289,16 +289,16 @@ def load_all(directory: str | Path | None = None) -> dict[str, m.OpSpec]:
     """Every operator spec in a directory (default: the specs in use, resources.specs_in_use), keyed by id, sorted."""
     directory = Path(directory) if directory else specs_in_use()
     contents = _contents(directory)
+    if contents is None:  # unreadable: the loader's own errors, nothing remembered
+        return dict(_load_all(directory))
     known = _LOADED.get(str(directory))
-    if contents is not None and known is not None and known[0] == contents:
+    if known is not None and known[0] == contents:
         return dict(known[1])
-    specs = load_cache.get(contents) if contents is not None else None
+    specs = load_cache.get(contents)
     if specs is None:
         specs = _load_all(directory)
-        if contents is not None:
-            load_cache.put(contents, specs)
-    if contents is not None:
-        _LOADED[str(directory)] = (contents, specs)
+        load_cache.put(contents, specs)
+    _LOADED[str(directory)] = (contents, specs)
     return dict(specs)
 
 

@@ -79,13 +79,19 @@ def moved_between(old: int, new: int, spec) -> bool:
     return False
 
 
+def epoch_moved(had, now: int, spec) -> bool:
+    """Whether a record of judge epoch ``had`` (None or not a number: unknown) may judge this operator
+    otherwise than epoch ``now``."""
+    if had == now:
+        return False
+    return not isinstance(had, int) or moved_between(min(had, now), max(had, now), spec)
+
+
 def same_judgement(had: dict | None, now: dict, spec) -> bool:
     """Two provenance records judge alike: the same spec digest, and epochs no bump between them
     moved for this operator."""
-    if not had or had.get("spec") != now["spec"] or not isinstance(had.get("judge_epoch"), int):
-        return False
-    a, b = sorted((had["judge_epoch"], now["judge_epoch"]))
-    return a == b or not moved_between(a, b, spec)
+    return bool(had) and had.get("spec") == now["spec"] and not epoch_moved(had.get("judge_epoch"),
+                                                                              now["judge_epoch"], spec)
 
 
 def _standards_of(spec_path: Path) -> Path | None:
@@ -120,10 +126,8 @@ def stale_reasons(cell: dict, spec) -> list[str]:
         return [f"its operator {cell.get('op')!r} is not in the specs"]
     now = provenance(spec)
     out = []
-    epoch = have.get("judge_epoch")
-    if epoch != now["judge_epoch"] and (not isinstance(epoch, int) or moved_between(min(epoch, now["judge_epoch"]),
-                                                                                   max(epoch, now["judge_epoch"]), spec)):
-        out.append(f"judge epoch {epoch}, now {now['judge_epoch']}")
+    if epoch_moved(have.get("judge_epoch"), now["judge_epoch"], spec):
+        out.append(f"judge epoch {have.get('judge_epoch')}, now {now['judge_epoch']}")
     if have.get("spec") != now["spec"]:
         out.append("its spec or _standards.yaml changed since")
     return out
