@@ -343,3 +343,22 @@ def test_multiline_syntax_error_points_at_its_line():
     err = refused("max(0,\n    min(alpha * x + , 1))")
     assert err.line == 2
     assert "syntax error" in err.message
+
+
+def test_array_erf_and_erfc_are_math_erf_and_erfc_bit_for_bit():
+    """The array erf/erfc skip the per-element call on their saturated tails and NaN: every value,
+    those included, is math.erf's / math.erfc's own (sign, payload and the tails' constants)."""
+    import math
+    from specgen.formula.functions import _erf_vec, _erfc_vec
+
+    rng = np.random.default_rng(7)
+    edges = [0.0, -0.0, 6.0, -6.0, 28.0, -28.0, np.inf, -np.inf, np.nan, -np.nan, 5.999999999999999,
+             -5.999999999999999, 27.999999999999996, -27.999999999999996, 5e-324, -5e-324]
+    with np.errstate(invalid="ignore"):  # float32 NaNs widened
+        x = np.concatenate([rng.integers(0, 2**64, 40_000, dtype=np.uint64).view(np.float64),  # NaN payloads too
+                            rng.integers(0, 2**32, 40_000, dtype=np.uint64).astype(np.uint32).view(np.float32).astype(np.float64),
+                            np.linspace(-30, 30, 20_001), edges])
+    for fn, vec in ((math.erf, _erf_vec), (math.erfc, _erfc_vec)):
+        want = np.array([fn(v) for v in x.tolist()])
+        assert np.array_equal(vec(x).view(np.uint64), want.view(np.uint64)), fn.__name__
+    assert np_erf(np.float32([0.5])).dtype == np.float32
