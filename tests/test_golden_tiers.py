@@ -320,9 +320,10 @@ DOMAIN_OR_RANGE = ["sqrt", "log", "acos", "asin", "acosh", "atanh", "exp", "sinh
 @pytest.mark.parametrize("op", DOMAIN_OR_RANGE)
 def test_no_real_value_and_overflow_past_float64_are_decided_without_mpmath(monkeypatch, op):
     """sqrt(-2), acos(3), acosh(0.5): no real value, NaN; exp(1e20), sinh(-1e20), cosh(-1e20): past
-    float64, so +-inf in every narrower type. Tier 1 decides them from the enclosures (each took
-    tens of microseconds in mpmath: half of a float32 sweep of sqrt); the bits are those mpmath
-    gives, over random bit patterns, the domain's edges and the overflow thresholds, float32 and float16."""
+    float64, so +-inf in every narrower type. Tier 0 decides them from its bounds, and tier 1, where
+    tier 0 does not, from its enclosures (each took tens of microseconds in mpmath: half of a float32
+    sweep of sqrt); either way the bits are those mpmath gives, over random bit patterns, the domain's
+    edges and the overflow thresholds, float32 and float16."""
     from specgen.sweep.catalog import sweep_units
 
     u = sweep_units({op: SPECS[op]})[0]
@@ -332,7 +333,7 @@ def test_no_real_value_and_overflow_past_float64_are_decided_without_mpmath(monk
     attrs = {**dict(u.attributes), **resolve_attributes(plain, u.standard, numeric)}
     rng = np.random.default_rng(5)
     calls = []
-    decide = E._decide
+    decide, signed = E._decide, fast64.evaluate_signed
     monkeypatch.setattr(E, "_decide", lambda *a: calls.append(a) or decide(*a))
     for dtype, d, ui in (("float32", np.float32, np.uint32), ("float16", np.float16, np.uint16)):
         bits = rng.integers(0, 2 ** (8 * np.dtype(d).itemsize), 4000, dtype=np.uint64).astype(ui).view(d)
@@ -342,16 +343,36 @@ def test_no_real_value_and_overflow_past_float64_are_decided_without_mpmath(monk
         edges = edges[np.isfinite(edges)]
         with np.errstate(over="ignore"):
             x = np.concatenate([bits, edges, np.nextafter(edges, d(np.inf)), np.nextafter(edges, d(-np.inf))])
-        calls.clear()
-        g = E.golden(spec, {spec.inputs[0].name: x}, attrs, dtype, u.standard)
-        decided_here = len(calls)
-        with monkeypatch.context() as m:
-            m.setattr(E, "_no_real_value", lambda ev, node: np.zeros(ev.shape, dtype=bool))
-            m.setattr(E, "_beyond_float64", lambda ev, node: np.zeros(ev.shape))
-            calls.clear()
-            want = E.golden(spec, {spec.inputs[0].name: x}, attrs, dtype, u.standard)
-            before = len(calls)
-        same = (g.y.view(ui) == want.y.view(ui)) | (np.isnan(g.y) & np.isnan(want.y))
-        bad = np.flatnonzero(~same)
-        assert not bad.size, f"{op} {dtype}: x = {x[bad[0]]!r}: {g.y[bad[0]]!r}, mpmath {want.y[bad[0]]!r}"
-        assert before > 100 and decided_here < before / 20, (op, dtype, decided_here, before)
+        def run(tier0=True, tier1=True):
+            with monkeypatch.context() as m:
+                if not tier0:  # tier 0 says nothing of a real value or of float64's range
+                    m.setattr(fast64, "evaluate_signed", lambda *a: (*signed(*a)[:4], False, 0.0))
+                if not tier1:
+                    m.setattr(E, "_no_real_value", lambda ev, node: np.zeros(ev.shape, dtype=bool))
+                    m.setattr(E, "_beyond_float64", lambda ev, node: np.zeros(ev.shape))
+                calls.clear()
+                return E.golden(spec, {spec.inputs[0].name: x}, attrs, dtype, u.standard), len(calls)
+
+        want, before = run(tier0=False, tier1=False)
+        assert before > 100, (op, dtype, before)
+        for label, (g, decided_here) in (("tier 0", run(tier1=False)), ("tier 1", run(tier0=False))):
+            same = (g.y.view(ui) == want.y.view(ui)) | (np.isnan(g.y) & np.isnan(want.y))
+            bad = np.flatnonzero(~same)
+            assert not bad.size, f"{op} {dtype} {label}: x = {x[bad[0]]!r}: {g.y[bad[0]]!r}, mpmath {want.y[bad[0]]!r}"
+            assert decided_here < before / 20, (op, dtype, label, decided_here, before)
+
+
+def test_tier0_takes_functions_without_a_slope_at_exact_arguments_only():
+    """A function-table row with no slope bound (sin, acos, sinh, ...) has tier 0 where its argument
+    is an input or attribute (its error is the call's own); an argument that carries an error goes
+    to tier 1. The bits are the same either way (the math family's digests: test above)."""
+    from specgen.formula.parser import parse_formula
+
+    assert fast64.supported(parse_formula("sin(x)", ["x"], []), True)
+    assert fast64.supported(parse_formula("acosh(a)", ["x"], ["a"]), True)
+    assert not fast64.supported(parse_formula("sin(x / 3)", ["x"], []), True)
+    assert fast64.supported(parse_formula("tanh(x / 3)", ["x"], []), True)  # tanh has a slope
+    x = np.linspace(-4, 4, 1001, dtype=np.float32)
+    x = x[np.abs(x) != 1]  # the domain's edges are tier 1's
+    g = E.golden(SPECS["asin"], {"x": x}, {}, "float32", "onnx")
+    assert g.tier0 == x.size and g.exact == 0  # beyond [-1, 1]: NaN, decided in tier 0 too

@@ -878,8 +878,17 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                 for a, b in _blocks(len(todo)):
                     sub = todo[a:b]
                     blk = {k: _finite_or_zero(v[sub], finite[sub]) for k, v in flat.items()}
-                    v, e, undecided, sign = fast64.evaluate_signed(form, blk, in_dtypes, attrs64)
-                    ok[sub], out_float[sub] = _accept_tier0(v, e, big[sub] | undecided, out_dtype, sign)
+                    v, e, undecided, sign, none, beyond = fast64.evaluate_signed(form, blk, in_dtypes, attrs64)
+                    accepted, rounded = _accept_tier0(v, e, big[sub] | undecided, out_dtype, sign)
+                    # what tier 1 decides from its enclosures (_no_real_value, _beyond_float64), here
+                    # from tier 0's: NaN where there is no real value (sqrt of a negative), +-inf where
+                    # the value passes float64 (exp of a huge input)
+                    for where, value in ((none, np.nan), (np.asarray(beyond) > 0, np.inf), (np.asarray(beyond) < 0, -np.inf)):
+                        if where is not False and np.any(where):
+                            where = where & ~big[sub] & ~accepted
+                            rounded[where] = round_float64(np.full(int(where.sum()), value), out_dtype)
+                            accepted = accepted | where
+                    ok[sub], out_float[sub] = accepted, rounded
                 todo = todo[~ok[todo]]
             tier0 = int(ok.sum())
         todo = np.flatnonzero(finite) if todo is None else todo

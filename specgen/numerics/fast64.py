@@ -137,6 +137,14 @@ class _V:
     # fifth of a transcendental formula's tier 0)
     sg: np.ndarray | float | _Lazy | None = None
     bad: np.ndarray | bool = False  # undecided here (overflow, a pole, a divisor near 0); where() picks
+    # the exact value is certainly not a real number: a function's argument lies entirely outside its
+    # domain, or an operand of arithmetic, negation or abs has none (exact._no_real_value's rule:
+    # where, min, max, clamp and sign are not looked through; their elements stay undecided)
+    none: np.ndarray | bool = False
+    # +1 / -1 where the exact value is certainly beyond float64's range with that sign (0: not known):
+    # a function at an exact argument whose float64 value overflows (exp, sinh, cosh of a huge input;
+    # exact._beyond_float64's rule); only negation passes it on
+    beyond: np.ndarray | float = 0.0
 
 
 def _sgn(a: _V):
@@ -155,14 +163,23 @@ def supported(node, transcendental: bool = False) -> bool:
     return _value_ok(node, transcendental)
 
 
-def _libm_row(name: str):
-    """The function-table row's fast path for float64, or None (no libm, no slope, not one argument)."""
+def _libm_row(name: str, exact_argument: bool = False):
+    """The function-table row's fast path for float64, or None (no libm, not one argument, or no slope
+    while the argument may carry an error: a row without one is evaluated at exact arguments only,
+    an input or attribute, as in sin(x): the call's own error bound is then the whole bound)."""
     from specgen.formula.functions import FUNCTIONS
 
     f = FUNCTIONS.get(name)
-    if f is None or f.libm is None or f.libm.slope is None or np.float64 not in f.libm.numpy or f.max_args != 1:
+    if f is None or f.libm is None or np.float64 not in f.libm.numpy or f.max_args != 1:
+        return None
+    if f.libm.slope is None and not exact_argument:
         return None
     return f.libm
+
+
+def _exact_argument(node) -> bool:
+    """The argument is statically exact: an input or an attribute (their bound is 0)."""
+    return isinstance(node, n.Var)
 
 
 def _value_ok(node, transcendental: bool) -> bool:
@@ -179,8 +196,9 @@ def _value_ok(node, transcendental: bool) -> bool:
             return len(node.args) == 3 and _cond_ok(node.args[0], transcendental) and \
                 _value_ok(node.args[1], transcendental) and _value_ok(node.args[2], transcendental)
         return all(_value_ok(a, transcendental) for a in node.args)
-    if isinstance(node, n.Call) and transcendental and _libm_row(node.func) is not None:
-        return len(node.args) == 1 and _value_ok(node.args[0], transcendental)
+    if isinstance(node, n.Call) and transcendental and len(node.args) == 1 and \
+            _libm_row(node.func, _exact_argument(node.args[0])) is not None:
+        return _value_ok(node.args[0], transcendental)
     return False
 
 
@@ -213,8 +231,8 @@ class _Eval:
             return self.env[node.name]
         if isinstance(node, n.Unary):
             a = self.eval(node.operand)
-            return _V(-a.v, a.e, a.grid, None if a.sg is None else _Lazy(lambda: -_sign_of(a.sg)), a.bad) \
-                if node.op == "-" else a
+            return _V(-a.v, a.e, a.grid, None if a.sg is None else _Lazy(lambda: -_sign_of(a.sg)), a.bad, a.none,
+                      -a.beyond) if node.op == "-" else a
         if isinstance(node, n.Binary):
             return self.binary(node.op, self.eval(node.left), self.eval(node.right))
         if isinstance(node, n.Call):
@@ -227,6 +245,7 @@ class _Eval:
     def binary(self, op: str, a: _V, b: _V) -> _V:
         out = self._binary(op, a, b)
         out.bad = out.bad | a.bad | b.bad
+        out.none = a.none | b.none
         if a.sg is not None or b.sg is not None:  # a tracked sign (exp > 0) survives * / and same-sign sums
             out.sg = _Lazy(lambda: _tracked_sign(op, a, b))
         return out
@@ -338,12 +357,12 @@ class _Eval:
             return self.pick(self.pick(x, lo, True), hi, False)
         if f == "abs":
             a = self.eval(args[0])
-            return _V(np.abs(a.v), a.e, a.grid, None, a.bad)
+            return _V(np.abs(a.v), a.e, a.grid, None, a.bad, a.none)
         if f == "sign":
             a = self.eval(args[0])
             bad = a.bad if _zero(a.e) else a.bad | (np.abs(a.v) <= a.e)
             return _V(np.sign(a.v), 0.0, _Grid(1, 0, 1), None, bad)
-        row = _libm_row(f)
+        row = _libm_row(f, len(args) == 1 and _exact_argument(args[0]))
         if row is not None:
             return self.libm_call(row, self.eval(args[0]))
         raise Unsupported(f)
@@ -356,6 +375,8 @@ class _Eval:
         v = np.asarray(row.numpy[np.float64](a.v), dtype=np.float64)
         e = (np.abs(v) * (ulps * _TWO52 * (1.0 + 2.0 ** -20)) + ulps * 2.0 ** -1074) * INFLATE
         if not _zero(a.e):
+            if row.slope is None:  # supported() admits such a row at exact arguments only
+                raise Unsupported("an inexact argument of a function without a slope bound")
             e = _total(e, row.slope(v, a.v, a.e) * a.e)
         d_lo, d_hi = row.domain
         lo, hi = (a.v, a.v) if _zero(a.e) else (a.v - a.e * INFLATE, a.v + a.e * INFLATE)
@@ -364,7 +385,21 @@ class _Eval:
             bad |= lo <= d_lo  # a pole at the domain's edge (log 0) counts as outside
         if d_hi < math.inf:
             bad |= hi > d_hi
+        # the argument certainly outside the closed hull of the domain (lo, hi finite: not an
+        # overflowed or NaN intermediate): no real value (sqrt of a negative, acos beyond 1)
+        none = a.none
+        with np.errstate(invalid="ignore"):
+            outside = (hi < d_lo) | (lo > d_hi)
+        if np.any(outside):
+            none = none | (outside & np.isfinite(lo) & np.isfinite(hi) & np.logical_not(a.bad))
         bad = bad | a.bad
+        beyond = 0.0
+        if _zero(a.e) and a.bad is False:  # a point argument: an infinite float64 value is within the
+            # row's ULPs of the exact one, so |f| > 2^1023, past the overflow of every narrower type
+            with np.errstate(invalid="ignore"):
+                inf = np.isinf(v) & np.isfinite(a.v) & (a.v >= d_lo) & (a.v <= d_hi)
+            if np.any(inf):
+                beyond = np.where(inf, np.sign(v), 0.0)
         if _zero(a.e):  # exact points: the value is exact (tanh(0) = 0)
             for x0, y0 in row.exact.items():
                 at = a.v == x0
@@ -378,7 +413,7 @@ class _Eval:
             sg = 1.0
         elif row.sign == "argument":
             sg = _Lazy(lambda: _sgn(a))
-        return _V(v, e, None, sg, bad)
+        return _V(v, e, None, sg, bad, none, beyond)
 
 
 def _tracked_sign(op: str, a: _V, b: _V):
@@ -426,9 +461,11 @@ def evaluate(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], 
 
 
 def evaluate_signed(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], attributes: dict[str, float]):
-    """``evaluate`` and the exact value's sign where the bound does not give it but the functions do
+    """``evaluate``, the exact value's sign where the bound does not give it but the functions do
     (exp(u) > 0 below the float64 range; 0: unknown), as a function computing it on first call
-    (None: nothing tracked)."""
+    (None: nothing tracked), and where the exact value is certainly not a real number (a bool mask,
+    or False: nowhere; those elements are among the undecided ones), and +1 / -1 where it is
+    certainly beyond float64's range with that sign (0.0: nowhere known; undecided ones too)."""
     env = {}
     for k, v in inputs.items():
         env[k] = _V(v, 0.0, grid_of_dtype(input_dtypes[k]))
@@ -438,4 +475,4 @@ def evaluate_signed(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str,
     with np.errstate(all="ignore"):
         out = ev.eval(node)
     sg = None if out.sg is None else _Lazy(lambda: _sgn(out)).get
-    return out.v, out.e, ev.undecided | out.bad, sg
+    return out.v, out.e, ev.undecided | out.bad, sg, out.none, out.beyond
