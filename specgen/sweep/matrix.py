@@ -242,7 +242,7 @@ def cell_facts(d: dict, specs: dict | None = None) -> dict:
                           "input": report._val(dtype, pick.bits), "input_hex": report._hex(dtype, pick.bits),
                           "expected": report._val(dtype, pick.expected), "expected_hex": report._hex(dtype, pick.expected),
                           "actual": report._val(dtype, pick.actual), "actual_hex": report._hex(dtype, pick.actual),
-                          "rerun": report.rerun(info, pick.bits, pick.bits, dtype)}
+                          "rerun": report.rerun_from(info, pick.bits, dtype)}
     if worst is not None:
         facts["largest_error_ulp"] = _finite(worst.error)
         facts["largest_finite_error_ulp"] = largest_finite_error(s)
