@@ -62,9 +62,10 @@ def rerun(info: dict, lo: int, hi: int, dtype: str) -> str:
 
 
 # A kernel can compute a lone element on another path than a batch's: onnxruntime's float64 cos and
-# sin are 1,695 and 4,518 ULP off near their zeros in groups of 4 (its vectorised path) and correct
-# for the same input alone, so a one-element command would not reproduce what the sweep found. The
-# command for a cell's worst input re-runs it and the bit patterns after it, a group of RERUN_SPAN.
+# sin take pairs of elements through a vectorised path, 1,695 and 4,518 ULP off near their zeros,
+# and a lone element (or the last of an odd count) through the scalar libm, correct, so a
+# one-element command would not reproduce what the sweep found. The command for a cell's worst
+# input re-runs it and the bit patterns after it, a group of RERUN_SPAN.
 RERUN_SPAN = 16
 
 
