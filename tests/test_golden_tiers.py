@@ -376,3 +376,22 @@ def test_tier0_takes_functions_without_a_slope_at_exact_arguments_only():
     x = x[np.abs(x) != 1]  # the domain's edges are tier 1's
     g = E.golden(SPECS["asin"], {"x": x}, {}, "float32", "onnx")
     assert g.tier0 == x.size and g.exact == 0  # beyond [-1, 1]: NaN, decided in tier 0 too
+
+
+@pytest.mark.parametrize("op", ["sqrt", "acos", "acosh"])
+def test_float64_golden_values_decide_no_real_value_without_mpmath(monkeypatch, op):
+    """float64 outputs: tier 1 decides NaN where an argument lies outside the domain (what mpmath
+    gives); +-inf past float64 stays mpmath's (an infinite float64 libm value may round one below)."""
+    rng = np.random.default_rng(9)
+    x = np.concatenate([rng.integers(0, 2**64, 3000, dtype=np.uint64).view(np.float64), [-0.0, 0.0, 1.0, -1.0, 2.0]])
+    calls = []
+    decide = E._decide
+    monkeypatch.setattr(E, "_decide", lambda *a: calls.append(a) or decide(*a))
+    g = E.golden(SPECS[op], {"x": x}, {}, "float64", "onnx")
+    fast = len(calls)
+    monkeypatch.setattr(E, "_no_real_value", lambda ev, node: np.zeros(ev.shape, dtype=bool))
+    calls.clear()
+    want = E.golden(SPECS[op], {"x": x}, {}, "float64", "onnx")
+    assert len(calls) > 1000 and fast < len(calls) / 20, (fast, len(calls))
+    same = (g.y.view(np.uint64) == want.y.view(np.uint64)) | (np.isnan(g.y) & np.isnan(want.y))
+    assert same.all()

@@ -904,11 +904,14 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
             if out_kind.is_float:
                 r1, ok1 = _accept_float(iv, out_dtype)
                 out_float[sub[ok1]] = round_float64(r1[ok1], out_dtype)
-                if transcendental and out_dtype != "float64" and not ok1.all():
+                if transcendental and not ok1.all():
                     # what no enclosure can hold, decided here rather than element by element in mpmath
-                    # (tens of microseconds each: half of a float32 sweep of sqrt or acos, most of exp's)
+                    # (tens of microseconds each: half of a float32 sweep of sqrt or acos, most of exp's);
+                    # no real value is NaN in every type, float64 included (its sample sweeps of acos,
+                    # asin, acosh spent 40-57 µs per element); a value past float64 is +-inf only in
+                    # the narrower types (a float64 libm value of inf may be the rounding of one below)
                     nan = ~ok1 & _no_real_value(ev, enode)
-                    huge = np.where(ok1 | nan, 0.0, _beyond_float64(ev, enode))
+                    huge = np.where(ok1 | nan, 0.0, _beyond_float64(ev, enode)) if out_dtype != "float64" else np.zeros(m)
                     for where, value in ((nan, np.nan), (huge > 0, np.inf), (huge < 0, -np.inf)):
                         if where.any():
                             out_float[sub[where]] = round_float64(np.full(int(where.sum()), value), out_dtype)
