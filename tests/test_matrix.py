@@ -222,3 +222,21 @@ def test_the_backends_line_names_every_version_its_cells_were_measured_with(tmp_
     assert r.invoke(main, args + ["--render-only"]).exit_code == 0
     line = next(t for t in md.read_text().splitlines() if t.startswith("Backends: "))
     assert f"this machine's version ({len(cells) - 1} cells)" in line and "another machine's version (1 cells)" in line
+
+
+def test_a_cells_json_keeps_the_worst_failures_of_a_few_binades_and_of_each_kind():
+    """A float64 cell fails in up to 4,096 binades; its JSON keeps the KEEP_WORST worst failures and
+    the worst of each failure kind, and the page's worst element is among them."""
+    from types import SimpleNamespace
+    from specgen.sweep import matrix as M
+    from specgen.sweep.summary import Record
+
+    fails = {f"+{i}": Record(i, i, 0, 1, float(i), 2.0, "value") for i in range(200)}
+    fails.update({f"-{i}": Record(1000 + i, i, 0, 1, 1e300, None, "cancellation") for i in range(20)})
+    fails["-99"] = Record(5000, 99, 0, 1, 7.0, None, "nan-mismatch")
+    s = SimpleNamespace(worst_fail=fails, worst={})
+    keep = M.kept_fail_binades(s)
+    assert len(keep) == M.KEEP_WORST + 1 and {"-99", "+199"} <= keep  # NaN first, then 15 cancellations, best value
+    assert max(fails.items(), key=lambda kv: kv[1].key_fail())[0] in keep
+    trimmed = M.trim_summary({"worst": {}, "worst_fail": {k: r.to_json() for k, r in fails.items()}, "profile": {"1": 1}}, s)
+    assert set(trimmed["worst_fail"]) == keep and trimmed["profile"] == {}

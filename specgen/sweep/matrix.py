@@ -98,6 +98,28 @@ def kept_binades(s: Summary) -> set[str]:
     return keep | set(finite[:1])
 
 
+def kept_fail_binades(s: Summary) -> set[str]:
+    """The binades whose worst failing element a cell's JSON keeps: the KEEP_WORST worst failures
+    (compare's severity, then the excess over the bound), and the worst of each failure kind (a
+    cancellation must not hide the value errors). A float64 cell has up to 4,096 binades: all of
+    them made a failing cell's JSON up to half a megabyte."""
+    ranked = sorted(s.worst_fail.items(), key=lambda kv: kv[1].key_fail(), reverse=True)
+    keep = {k for k, _ in ranked[:KEEP_WORST]}
+    kinds: dict[str, str] = {}
+    for k, r in ranked:
+        kinds.setdefault(r.kind, k)
+    return keep | set(kinds.values())
+
+
+def trim_summary(summary_json: dict, s: Summary) -> dict:
+    """A cell's summary as its JSON keeps it: no per-bin profile, the worst element of the kept
+    binades only (kept_binades, kept_fail_binades)."""
+    keep, keep_fail = kept_binades(s), kept_fail_binades(s)
+    return {**summary_json, "profile": {},
+            "worst": {k: v for k, v in summary_json["worst"].items() if k in keep},
+            "worst_fail": {k: v for k, v in summary_json.get("worst_fail", {}).items() if k in keep_fail}}
+
+
 def largest_finite_error(s: Summary):
     errors = [float(r.error) for r in s.worst.values() if r.error is not None and math.isfinite(float(r.error))]
     return max(errors, default=None)
@@ -150,8 +172,8 @@ def _write(path: Path, text: str | bytes) -> None:
 def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int, scheduler: str = "local",
              samples: int = 4096, chunk_size: int | None = None, plots: bool = True, log=None) -> dict:
     """Sweep one cell and write its JSON (and thumbnail plot); returns the JSON written. The JSON is
-    ``specgen sweep --json``'s report (without the per-bin profile, and with the worst element of the
-    KEEP_WORST worst binades only) and the cell's identity."""
+    ``specgen sweep --json``'s report (without the per-bin profile, and with the worst element and
+    the worst failure of the KEEP_WORST worst binades only) and the cell's identity."""
     from specgen.adapters.registry import load
     from specgen.sweep import report
     from specgen.sweep.run import DEFAULT_CHUNK, NotClaimed, execute, prepare
@@ -190,10 +212,8 @@ def run_cell(cell: Cell, root: Path, specs: dict, loaded: dict, *, workers: int,
     if out.get("summary"):
         # the per-bin profile (what the plot draws: 1,024 bins in 16 bits, 8,192 in float32) is most of
         # a cell's bytes; the thumbnail keeps it, the JSON keeps everything else
-        # and the worst element of each of up to 512 binades is the next most: the 16 largest are kept
-        keep = kept_binades(s)
-        out["summary"] = {**out["summary"], "profile": {},
-                          "worst": {k: v for k, v in out["summary"]["worst"].items() if k in keep}}
+        # and the worst element of each of up to 512 binades (4,096 in float64) is the next most
+        out["summary"] = trim_summary(out["summary"], s)
     _write(cell.path(root), json.dumps(out, indent=None, sort_keys=True, separators=(",", ":")))
     return out
 
