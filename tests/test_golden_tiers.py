@@ -210,6 +210,35 @@ def test_tier0_accepts_only_correctly_rounded_values(text):
     assert accepted > x.size  # of 4 x.size: most elements are proven
 
 
+@pytest.mark.parametrize("text", ["x * a", "x - a", "where(x < 0, a * x, x)", "max(x * a, a)", "-abs(x / a)",
+                                  "where(x < -a, x + a, where(x > a, x - a, 0))", "(x + a) - x"])
+def test_tier0_proves_float64_outputs_of_one_rounding(text):
+    """float64 outputs: tier 0 accepts the values that are exact or one IEEE rounding of exact
+    operands (and min, max, abs, negation, where() of them), each the correctly rounded exact value,
+    zeros with IEEE's sign; a second rounding ((x + a) - x) is not accepted."""
+    from fractions import Fraction
+
+    from specgen.formula.breakpoints import evaluate_exact
+    from specgen.formula.parser import parse_formula
+    from specgen.numerics.ulp import round_fraction
+
+    node = parse_formula(text, ["x"], ["a"])
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 2**64, 3000, dtype=np.uint64).view(np.float64)
+    x = np.concatenate([x[np.isfinite(x)], rng.uniform(-2, 2, 500), [0.0, -0.0, 5e-324, -5e-324]])
+    for a in (float(np.float32(0.01)), 0.3, 2.0 ** -1000):
+        v, e, undecided, rounded = fast64.evaluate_rounded(node, {"x": x}, {"x": "float64"}, {"a": a})
+        ok = np.isfinite(v) & ~np.broadcast_to(undecided, x.shape) & np.broadcast_to(rounded, x.shape)
+        if text == "(x + a) - x":
+            assert not ok[np.abs(x) > 1].any()
+            continue
+        assert (ok | ~np.isfinite(v)).mean() > 0.99, (text, a)  # an overflow (x / 2^-1000) is tier 1's
+        for i in np.flatnonzero(ok)[::7]:
+            q = evaluate_exact(node, {"x": Fraction(float(x[i])), "a": Fraction(a)})
+            want = round_fraction(q, "float64")
+            assert float(v[i]) == want, f"{text}, a = {a}: x = {x[i]!r} gives {v[i]!r}, exact {want!r}"
+
+
 def _transcendental_rows():
     """(op, standard, attributes) of every formula with function calls tier 0 evaluates (Gelu's
     two forms separately), at the standard's defaults and at the designed attribute sets."""

@@ -855,11 +855,17 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
     r = np.zeros(size)  # integer outputs: the proven values, float64-held
     if rational or transcendental:
         todo = None  # every finite element
-        if rational and out_dtype != "float64" and fast64.supported(node):  # tier 0 first: plain float64,
-            # running bound (float64 outputs: it proves only exact values, which tier 1 proves as cheaply)
+        if rational and fast64.supported(node):  # tier 0 first: plain float64, running bound (float64
+            # outputs: the values that are exact or one IEEE rounding of the exact value, alpha * x)
             in_dtypes = {k: dt.by_numpy(a.dtype).name for k, a in flat.items()}
             for a, b in _blocks(size):
                 blk = {k: _finite_or_zero(v[a:b], finite[a:b]) for k, v in flat.items()}
+                if out_dtype == "float64":
+                    v, e, undecided, rounded = fast64.evaluate_rounded(node, blk, in_dtypes, attrs64)
+                    with np.errstate(invalid="ignore"):
+                        ok[a:b] = np.isfinite(v) & ~(big[a:b] | undecided | ~finite[a:b]) & rounded
+                    out_float[a:b] = v
+                    continue
                 v, e, undecided = fast64.evaluate(node, blk, in_dtypes, attrs64)
                 bad = big[a:b] | undecided | ~finite[a:b]
                 if out_kind.is_float:

@@ -145,6 +145,10 @@ class _V:
     # a function at an exact argument whose float64 value overflows (exp, sinh, cosh of a huge input;
     # exact._beyond_float64's rule); only negation passes it on
     beyond: np.ndarray | float = 0.0
+    # the value is the float64 rounding (to nearest) of the exact value: one IEEE operation on exact
+    # operands (x * alpha, x - bias), or negation, abs, min, max or where() of such values and exact
+    # ones (rounding to nearest is monotone and odd); where the bound is 0 it is exact anyway
+    rn: np.ndarray | bool = False
 
 
 def _sgn(a: _V):
@@ -232,7 +236,7 @@ class _Eval:
         if isinstance(node, n.Unary):
             a = self.eval(node.operand)
             return _V(-a.v, a.e, a.grid, None if a.sg is None else _Lazy(lambda: -_sign_of(a.sg)), a.bad, a.none,
-                      -a.beyond) if node.op == "-" else a
+                      -a.beyond, a.rn) if node.op == "-" else a
         if isinstance(node, n.Binary):
             return self.binary(node.op, self.eval(node.left), self.eval(node.right))
         if isinstance(node, n.Call):
@@ -246,6 +250,7 @@ class _Eval:
         out = self._binary(op, a, b)
         out.bad = out.bad | a.bad | b.bad
         out.none = a.none | b.none
+        out.rn = _exact_mask(a) & _exact_mask(b)  # IEEE rounds the one operation correctly
         if a.sg is not None or b.sg is not None:  # a tracked sign (exp > 0) survives * / and same-sign sums
             out.sg = _Lazy(lambda: _tracked_sign(op, a, b))
         return out
@@ -295,6 +300,7 @@ class _Eval:
     def pick(self, a: _V, b: _V, larger: bool) -> _V:
         out = self._pick(a, b, larger)
         out.bad = a.bad | b.bad
+        out.rn = _rounded(a) & _rounded(b)
         return out
 
     def _pick(self, a: _V, b: _V, larger: bool) -> _V:
@@ -346,7 +352,7 @@ class _Eval:
             grid = _either_grid(a.grid, b.grid) if a.grid is not None and b.grid is not None else None
             sg = _Lazy(lambda: np.where(c, _sgn(a), _sgn(b))) if a.sg is not None or b.sg is not None else None
             bad = np.where(c, a.bad, b.bad) if a.bad is not False or b.bad is not False else False
-            return _V(np.where(c, a.v, b.v), e, grid, sg, bad)
+            return _V(np.where(c, a.v, b.v), e, grid, sg, bad, rn=np.where(c, _rounded(a), _rounded(b)))
         if f in ("min", "max"):
             out = self.eval(args[0])
             for a in args[1:]:
@@ -357,7 +363,7 @@ class _Eval:
             return self.pick(self.pick(x, lo, True), hi, False)
         if f == "abs":
             a = self.eval(args[0])
-            return _V(np.abs(a.v), a.e, a.grid, None, a.bad, a.none)
+            return _V(np.abs(a.v), a.e, a.grid, None, a.bad, a.none, rn=a.rn)
         if f == "sign":
             a = self.eval(args[0])
             bad = a.bad if _zero(a.e) else a.bad | (np.abs(a.v) <= a.e)
@@ -435,6 +441,16 @@ def _literal(text: str) -> _V:
     return _V(value, abs(float(Fraction(value) - exact)) * 2 or 2.0 ** -1074, None)
 
 
+def _exact_mask(a: _V):
+    """Where the value is exact (its bound is 0)."""
+    return True if _zero(a.e) else np.asarray(a.e) == 0
+
+
+def _rounded(a: _V):
+    """Where the value is exact or the float64 rounding of the exact value."""
+    return _exact_mask(a) | a.rn
+
+
 def _zero_bound(e):
     """Where the bound is 0 (the value is exact)."""
     return True if _zero(e) else e == 0
@@ -466,6 +482,20 @@ def evaluate_signed(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str,
     (None: nothing tracked), and where the exact value is certainly not a real number (a bool mask,
     or False: nowhere; those elements are among the undecided ones), and +1 / -1 where it is
     certainly beyond float64's range with that sign (0.0: nowhere known; undecided ones too)."""
+    ev, out = _run(node, inputs, input_dtypes, attributes)
+    sg = None if out.sg is None else _Lazy(lambda: _sgn(out)).get
+    return out.v, out.e, ev.undecided | out.bad, sg, out.none, out.beyond
+
+
+def evaluate_rounded(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str, str], attributes: dict[str, float]):
+    """(value, bound, undecided, rounded): ``evaluate`` and where the value is the float64 rounding to
+    nearest of the exact value (a bool mask or a bool): what proves a float64 output that is not
+    exact, such as alpha * x (leaky_relu), x - bias (shrink) or a + b of two float64 inputs."""
+    ev, out = _run(node, inputs, input_dtypes, attributes)
+    return out.v, out.e, ev.undecided | out.bad, _rounded(out)
+
+
+def _run(node, inputs, input_dtypes, attributes):
     env = {}
     for k, v in inputs.items():
         env[k] = _V(v, 0.0, grid_of_dtype(input_dtypes[k]))
@@ -474,5 +504,4 @@ def evaluate_signed(node, inputs: dict[str, np.ndarray], input_dtypes: dict[str,
     ev = _Eval(env)
     with np.errstate(all="ignore"):
         out = ev.eval(node)
-    sg = None if out.sg is None else _Lazy(lambda: _sgn(out)).get
-    return out.v, out.e, ev.undecided | out.bad, sg, out.none, out.beyond
+    return ev, out
