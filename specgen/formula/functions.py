@@ -68,7 +68,8 @@ class Libm:
     monotone: bool = True
     # tier 0 of golden values (specgen.numerics.fast64): slope(v, a, e) bounds |f'| over [a - e, a + e]
     # (float64 arrays; v = numpy's f(a)), so an argument's error e moves the value by at most slope * e;
-    # inf or NaN where no bound is known (the element goes to the next tier). None: no tier 0.
+    # inf or NaN where no bound is known (the element goes to the next tier). None: tier 0 at exact
+    # arguments only (an input or attribute, sin(x)), where the call's own error is the whole bound.
     slope: Callable | None = None
     # the double-double tier (specgen.numerics.dd64) at tiny arguments: (polynomial in u, radius, c, k):
     # for |u| <= radius, |f(u) - polynomial| <= c |u|^k. None: the float64 value only.
