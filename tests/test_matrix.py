@@ -240,3 +240,17 @@ def test_a_cells_json_keeps_the_worst_failures_of_a_few_binades_and_of_each_kind
     assert max(fails.items(), key=lambda kv: kv[1].key_fail())[0] in keep
     trimmed = M.trim_summary({"worst": {}, "worst_fail": {k: r.to_json() for k, r in fails.items()}, "profile": {"1": 1}}, s)
     assert set(trimmed["worst_fail"]) == keep and trimmed["profile"] == {}
+
+
+def test_the_committed_cells_stay_small():
+    """docs/accuracy/ is committed: a cell's JSON keeps a bounded summary (no per-bin profile, the
+    worst elements of a few binades) and a plot is a thumbnail, so 750 cells are a few MB. A failing
+    float64 cell once wrote 507 KB of per-binade records; this catches the next such growth."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "docs" / "accuracy"
+    cells = [p for p in root.glob("*/*/*.json")]
+    assert len(cells) > 100
+    big = [(p.relative_to(root), p.stat().st_size) for p in cells if p.stat().st_size > 32_000]
+    big += [(p.relative_to(root), p.stat().st_size) for p in root.glob("*/*/*.png") if p.stat().st_size > 24_000]
+    assert not big, big
