@@ -417,6 +417,39 @@ def _beyond_float64(ev: _Interval, node) -> np.ndarray:
         return np.where(ok & (least == np.inf), 1.0, np.where(ok & (most == -np.inf), -1.0, 0.0))
 
 
+_F64_INF_THRESHOLD = np.longdouble(2) ** 1024 - np.longdouble(2) ** 970  # DBL_MAX + half an ULP: rounds to inf
+
+
+def _beyond_float64_rounding(ev: _Interval, node) -> np.ndarray:
+    """+1 or -1 where the exact value of ``node`` rounds to +-inf in float64 (|value| at least
+    DBL_MAX + half an ULP), else 0: _beyond_float64's rule with the function evaluated in x87 long
+    double, whose range holds float64's overflow (exp(710) = 2.2e308 is finite there) and whose error
+    bound (the row's long double ULPs) keeps the comparison rigorous; an infinite long double value
+    is past 1e4932. For float64 outputs, where a float64 libm value of inf may round one below."""
+    if isinstance(node, n.Unary) and node.op == "-":
+        return -_beyond_float64_rounding(ev, node.operand)
+    none = np.zeros(ev.shape)
+    if not libm.LONGDOUBLE_OK or not isinstance(node, n.Call) or len(node.args) != 1:
+        return none
+    f = libm.LIBM.get(node.func)
+    if f is None or not libm.supported(node.func, ev.ft) or np.longdouble not in f.numpy:
+        return none
+    arg = ev.eval(node.args[0])
+    lo, hi = ev.ends(arg)
+    ld = np.longdouble
+    call, rel = f.numpy[ld], ld(f.ulps[ld]) * ld(2.0 ** -63) * ld(1.0 + 2.0 ** -20)
+    with np.errstate(all="ignore"):
+        ok = ~arg.bad & np.isfinite(lo) & np.isfinite(hi) & (lo >= f.domain[0]) & (hi <= f.domain[1])
+        if not f.monotone:  # cosh: its value at a point argument only
+            ok &= lo == hi
+        at_lo = np.asarray(call(np.where(ok, lo, 0.5).astype(ld)), dtype=ld)
+        at_hi = np.asarray(call(np.where(ok, hi, 0.5).astype(ld)), dtype=ld)
+        least, most = (at_lo, at_hi) if f.increasing else (at_hi, at_lo)
+        up = ok & (least * (1 - rel) >= _F64_INF_THRESHOLD)
+        down = ok & (most * (1 - rel) <= -_F64_INF_THRESHOLD)
+        return np.where(up, 1.0, np.where(down, -1.0, 0.0))
+
+
 def _round_to_odd_ld(v: np.ndarray) -> np.ndarray:
     """Long double values rounded to float64 by round-to-odd (exact when representable), so that a
     second rounding to a narrower dtype is a correct single rounding."""
@@ -914,10 +947,11 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                     # what no enclosure can hold, decided here rather than element by element in mpmath
                     # (tens of microseconds each: half of a float32 sweep of sqrt or acos, most of exp's);
                     # no real value is NaN in every type, float64 included (its sample sweeps of acos,
-                    # asin, acosh spent 40-57 µs per element); a value past float64 is +-inf only in
-                    # the narrower types (a float64 libm value of inf may be the rounding of one below)
+                    # asin, acosh spent 40-57 µs per element); past float64, +-inf: for float64 outputs
+                    # where long double shows the value past float64's rounding threshold
                     nan = ~ok1 & _no_real_value(ev, enode)
-                    huge = np.where(ok1 | nan, 0.0, _beyond_float64(ev, enode)) if out_dtype != "float64" else np.zeros(m)
+                    beyond = _beyond_float64 if out_dtype != "float64" else _beyond_float64_rounding
+                    huge = np.where(ok1 | nan, 0.0, beyond(ev, enode))
                     for where, value in ((nan, np.nan), (huge > 0, np.inf), (huge < 0, -np.inf)):
                         if where.any():
                             out_float[sub[where]] = round_float64(np.full(int(where.sum()), value), out_dtype)
