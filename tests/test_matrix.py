@@ -254,3 +254,21 @@ def test_the_committed_cells_stay_small():
     big = [(p.relative_to(root), p.stat().st_size) for p in cells if p.stat().st_size > 32_000]
     big += [(p.relative_to(root), p.stat().st_size) for p in root.glob("*/*/*.png") if p.stat().st_size > 24_000]
     assert not big, big
+
+
+def test_an_error_measured_on_a_correctly_rounded_output_is_marked_as_the_measures():
+    """A passing cell whose largest error belongs to an output bit-identical to the golden value:
+    the error is the measure's (it counts from the float64 formula, which cancels), and the page
+    marks it ‡ instead of presenting it as the backend's."""
+    from types import SimpleNamespace
+    from specgen.sweep import matrix as M
+    from specgen.sweep.matrix_page import MEASURE, cell_text
+    from specgen.sweep.summary import Record
+
+    artifact = SimpleNamespace(worst={"-132": Record(1, 7, 620756982, 620756982, 7.9e28, 1.6e29, "pass"),
+                                      "+1": Record(2, 8, 5, 6, 0.6, 1.0, "pass")})
+    real = SimpleNamespace(worst={"+1": Record(2, 8, 5, 6, 3.5, 4.0, "pass"), "+2": Record(3, 9, 4, 4, 0.5, 1.0, "pass")})
+    assert M.largest_error_is_the_measures(artifact) and not M.largest_error_is_the_measures(real)
+    cell = {"status": "swept", "complete": True, "failures": 0, "largest_finite_error_ulp": 7.9e28,
+            "largest_error_is_the_measures": True}
+    assert cell_text(cell).endswith(MEASURE) and MEASURE not in cell_text({**cell, "largest_error_is_the_measures": False})

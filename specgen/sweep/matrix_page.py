@@ -44,6 +44,7 @@ def _row_order(f: dict):
 
 
 STALE = "†"
+MEASURE = "‡"  # the largest error is the error measure's (matrix.largest_error_is_the_measures)
 
 
 def cell_text(f: dict) -> str:
@@ -53,7 +54,7 @@ def cell_text(f: dict) -> str:
     err = _ulp_text(f.get("largest_finite_error_ulp"))
     partial = ("" if f.get("complete") else " (partial)") + stale
     if not f["failures"]:
-        return f"pass · {err}{partial}"
+        return f"pass · {err}{f' {MEASURE}' if f.get('largest_error_is_the_measures') else ''}{partial}"
     return (f"**fail** {_pct(f['failures'] / f['total'])} · {_ulp_text(f['worst']['error_ulp'])}"
             f" [↓](#{_anchor(f)}){partial}")
 
@@ -89,7 +90,11 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
              "error in ULPs of the output over all inputs: an accepted overflow to inf is not counted) or *fail P · E* (P the share of failing inputs, E the error of the "
              "worst failing one; ↓ its details: input, both values in hex, the share of inputs per error class, "
              "what special inputs gave, the plot, and the command that re-runs that input with the 15 bit patterns "
-             "after it: a vectorised kernel may compute a lone element otherwise).", ""]
+             "after it: a vectorised kernel may compute a lone element otherwise). "
+             f"{MEASURE}: E is the error measure's, not the backend's: it counts ULPs from the formula evaluated in "
+             "float64, and where that evaluation cancels (softplus's log(1 + exp(x)) below x = -37, the ELU family's "
+             "exp(x) - 1 at tiny x) an output equal to the correctly rounded value measures up to 1e+307 ULP; "
+             "the verdicts do not use that measure.", ""]
     if command:
         lines += [f"Command: `{command}`", ""]
     notes = page.with_name(page.stem + "-findings.md")
