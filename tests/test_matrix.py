@@ -272,3 +272,20 @@ def test_an_error_measured_on_a_correctly_rounded_output_is_marked_as_the_measur
     cell = {"status": "swept", "complete": True, "failures": 0, "largest_finite_error_ulp": 7.9e28,
             "largest_error_is_the_measures": True}
     assert cell_text(cell).endswith(MEASURE) and MEASURE not in cell_text({**cell, "largest_error_is_the_measures": False})
+
+
+def test_the_committed_page_is_rendered_from_the_committed_cells(tmp_path):
+    """docs/accuracy.md and docs/accuracy.json are generated from docs/accuracy/: a cell added or
+    changed without `specgen matrix --render-only` is drift (the page would show what is not there)."""
+    from pathlib import Path
+
+    from specgen.sweep import matrix_page
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    page, js = tmp_path / "accuracy.md", tmp_path / "accuracy.json"
+    root = tmp_path / "accuracy"
+    root.symlink_to(docs / "accuracy")
+    (tmp_path / "accuracy-findings.md").symlink_to(docs / "accuracy-findings.md")
+    matrix_page.write(root, page, js, "specgen matrix --render-only", load_all())
+    assert page.read_text() == (docs / "accuracy.md").read_text(), "docs/accuracy.md: run specgen matrix --render-only"
+    assert json.loads(js.read_text()) == json.loads((docs / "accuracy.json").read_text()), "docs/accuracy.json"
