@@ -192,16 +192,16 @@ def _np_max(*a):
     return out
 
 
-def _per_element(fn, x, saturate_at: float, below, above):
+def _per_element(fn, x, low: float, high: float, below: float, above: float):
     """fn (math.erf or math.erfc) on every element of a float64 array, fn's own values bit for bit:
-    one Python call per element (no vectorised erf in numpy) but none where |x| >= saturate_at and
-    for NaN, where every libm (fdlibm's branch: glibc, musl, the BSDs) returns the constant that the
-    correctly rounded value is too (below: x <= -saturate_at; above: x >= saturate_at). Sweeps of
-    erf and GELU call it several times per element (golden value, reference, error model)."""
+    one Python call per element (no vectorised erf in numpy) but none outside (low, high) and for
+    NaN, where every libm (fdlibm's branch: glibc, musl, the BSDs) returns the constant that the
+    correctly rounded value is too (below: x <= low; above: x >= high). Sweeps of erf and GELU call
+    it several times per element (golden value, reference, error model)."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        out = np.where(x >= saturate_at, above, np.where(x <= -saturate_at, below, x + 0.0))  # NaN: quieted, as fn
-        live = np.flatnonzero(np.abs(x) < saturate_at)
+        out = np.where(x >= high, above, np.where(x <= low, below, x + 0.0))  # NaN: quieted, as fn
+        live = np.flatnonzero((x > low) & (x < high))
     if live.size:
         flat = out.reshape(-1)
         flat[live] = np.fromiter(map(fn, x.reshape(-1)[live].tolist()), np.float64, count=live.size)
@@ -211,14 +211,11 @@ def _per_element(fn, x, saturate_at: float, below, above):
 # |x| >= 6: erf(x) is within 2.2e-17 of +-1 (fdlibm returns +-(1 - tiny)); erfc(x) for x <= -6 is
 # 2 - 2.2e-17 (fdlibm: 2 - tiny), for x >= 28 it is below 1e-342 (fdlibm: tiny * tiny = 0)
 def _erf_vec(x):
-    return _per_element(math.erf, x, 6.0, -1.0, 1.0)
+    return _per_element(math.erf, x, -6.0, 6.0, -1.0, 1.0)
 
 
 def _erfc_vec(x):
-    x = np.asarray(x, dtype=np.float64)
-    out = _per_element(math.erfc, x, 28.0, 2.0, 0.0)
-    with np.errstate(invalid="ignore"):
-        return np.where((x <= -6.0) & (x > -28.0), 2.0, out)
+    return _per_element(math.erfc, x, -6.0, 28.0, 2.0, 0.0)
 
 
 def np_erf(x):

@@ -450,6 +450,13 @@ def _beyond_float64_rounding(ev: _Interval, node) -> np.ndarray:
         return np.where(up, 1.0, np.where(down, -1.0, 0.0))
 
 
+def _decided_without_enclosure(nan, beyond):
+    """(where, value) pairs of what tiers 0 and 1 decide without enclosing the value: NaN where there
+    is no real value (``nan``), +-inf where ``beyond`` (+1 / -1) says the value passes float64."""
+    beyond = np.asarray(beyond)
+    return ((nan, np.nan), (beyond > 0, np.inf), (beyond < 0, -np.inf))
+
+
 def _round_to_odd_ld(v: np.ndarray) -> np.ndarray:
     """Long double values rounded to float64 by round-to-odd (exact when representable), so that a
     second rounding to a narrower dtype is a correct single rounding."""
@@ -922,7 +929,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                     # what tier 1 decides from its enclosures (_no_real_value, _beyond_float64), here
                     # from tier 0's: NaN where there is no real value (sqrt of a negative), +-inf where
                     # the value passes float64 (exp of a huge input)
-                    for where, value in ((none, np.nan), (np.asarray(beyond) > 0, np.inf), (np.asarray(beyond) < 0, -np.inf)):
+                    for where, value in _decided_without_enclosure(none, beyond):
                         if where is not False and np.any(where):
                             where = where & ~big[sub] & ~accepted
                             rounded[where] = round_float64(np.full(int(where.sum()), value), out_dtype)
@@ -952,7 +959,7 @@ def golden(spec, inputs: Mapping[str, np.ndarray], attributes: Mapping[str, floa
                     nan = ~ok1 & _no_real_value(ev, enode)
                     beyond = _beyond_float64 if out_dtype != "float64" else _beyond_float64_rounding
                     huge = np.where(ok1 | nan, 0.0, beyond(ev, enode))
-                    for where, value in ((nan, np.nan), (huge > 0, np.inf), (huge < 0, -np.inf)):
+                    for where, value in _decided_without_enclosure(nan, huge):
                         if where.any():
                             out_float[sub[where]] = round_float64(np.full(int(where.sum()), value), out_dtype)
                             ok1 = ok1 | where

@@ -250,7 +250,7 @@ class _Eval:
         out = self._binary(op, a, b)
         out.bad = out.bad | a.bad | b.bad
         out.none = a.none | b.none
-        out.rn = _exact_mask(a) & _exact_mask(b)  # IEEE rounds the one operation correctly
+        out.rn = _zero_bound(a.e) & _zero_bound(b.e)  # IEEE rounds the one operation correctly
         if a.sg is not None or b.sg is not None:  # a tracked sign (exp > 0) survives * / and same-sign sums
             out.sg = _Lazy(lambda: _tracked_sign(op, a, b))
         return out
@@ -441,14 +441,9 @@ def _literal(text: str) -> _V:
     return _V(value, abs(float(Fraction(value) - exact)) * 2 or 2.0 ** -1074, None)
 
 
-def _exact_mask(a: _V):
-    """Where the value is exact (its bound is 0)."""
-    return True if _zero(a.e) else np.asarray(a.e) == 0
-
-
 def _rounded(a: _V):
     """Where the value is exact or the float64 rounding of the exact value."""
-    return _exact_mask(a) | a.rn
+    return _zero_bound(a.e) | a.rn
 
 
 def _zero_bound(e):

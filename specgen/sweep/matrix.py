@@ -120,9 +120,15 @@ def trim_summary(summary_json: dict, s: Summary) -> dict:
             "worst_fail": {k: v for k, v in summary_json.get("worst_fail", {}).items() if k in keep_fail}}
 
 
+def _largest_finite(s: Summary):
+    """The worst-element record with the largest finite error, or None."""
+    recs = [r for r in s.worst.values() if r.error is not None and math.isfinite(float(r.error))]
+    return max(recs, key=lambda r: float(r.error), default=None)
+
+
 def largest_finite_error(s: Summary):
-    errors = [float(r.error) for r in s.worst.values() if r.error is not None and math.isfinite(float(r.error))]
-    return max(errors, default=None)
+    top = _largest_finite(s)
+    return None if top is None else float(top.error)
 
 
 def largest_error_is_the_measures(s: Summary) -> bool:
@@ -130,8 +136,7 @@ def largest_error_is_the_measures(s: Summary) -> bool:
     to the correctly rounded value (at most half an ULP off), yet measures more than one ULP, because
     compare's measure counts from the formula evaluated in float64 and that evaluation cancels there
     (log(1 + exp(x)) is 0 in float64 for x < -37, where softplus is 1e-16)."""
-    recs = [r for r in s.worst.values() if r.error is not None and math.isfinite(float(r.error))]
-    top = max(recs, key=lambda r: float(r.error), default=None)
+    top = _largest_finite(s)
     return top is not None and float(top.error) > 1 and top.actual == top.expected
 
 
