@@ -379,3 +379,27 @@ def test_rank0_subnormal_input(dtype, tiny):
     assert not c.ok and c.worst.index == () and c.first[0].index == ()
     c = compare(SH, "onnx", "int8", {"x": np.array(5, np.int8)}, {}, np.array(5, np.int8), np.array(9, np.int8))
     assert not c.ok and c.worst.index == ()
+
+
+# ----------------------------------------------------------------------------- the error measure
+
+def test_the_error_counts_from_the_golden_value_where_float64_cancels():
+    """softplus = log(1 + exp(x)) is 0 in float64 below x = -37, where the exact value is e**x: the
+    correctly rounded result measured 1e+16 ULP from that cancelled reference. The measure counts
+    from the golden value there, and from the finer float64 evaluation where it is accurate."""
+    from specgen.numerics.compare import judge_elements
+    from specgen.numerics.exact import golden
+
+    sp = SPECS["softplus"]
+    x = np.array([-50.0, -40.0, 0.5, 3.0], dtype=np.float32)
+    y = golden(sp, {"x": x}, resolve_attributes(sp, "onnx", {}, "float32"), "float32", "onnx").y
+    one_up = U.next_up(y)
+    for actual, most in ((y, 0.5), (one_up, 1.5)):
+        v = judge_elements(sp, "onnx", "float32", {"x": x}, {}, y, actual)
+        assert (v.error <= most).all() and (v.error[:2] >= most - 1).all(), v.error
+        c = compare(sp, "onnx", "float32", {"x": x}, {}, y, actual, fast=False)
+        assert c.max_error_ulps <= most, c.max_error_ulps
+    # where float64 is accurate the measure keeps its finer origin: a result one ULP up measures
+    # its distance from the exact value, not exactly 1
+    v = judge_elements(sp, "onnx", "float32", {"x": x}, {}, y, one_up)
+    assert 0.5 <= v.error[2] <= 1.5 and v.error[2] != 1.0

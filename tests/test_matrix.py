@@ -4,6 +4,7 @@ inputs; a small shard of the matrix runs, resumes and renders."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -175,6 +176,51 @@ def test_a_bump_that_names_functions_moves_only_the_operators_that_call_them(tmp
     assert P.stale_reasons({**old, "op": "relu"}, SPECS["relu"]) == ["judge epoch 4, now 6"]
     M._fresh_chunks(cell, tmp_path, P.provenance(SPECS["softsign"]), SPECS["softsign"])
     assert not (chunks / "kept.json").exists()
+
+
+def test_a_bump_that_names_operators_per_dtype_moves_only_those_cells(tmp_path, monkeypatch):
+    """--bump --operators float64:sigmoid: sigmoid's float64 cells are stale, its float32 cells and
+    every other operator's cells keep their verdicts; the float32 chunks of a named cell are dropped."""
+    from specgen.sweep import matrix as M
+    from specgen.sweep import provenance as P
+
+    record = {"epoch": 5, "sources": P.sources_digest(),
+              "moved": {"5": {"operators": {"float64": ["sigmoid"], "float32": ["elu"]}, "why": "t"}}}
+    monkeypatch.setattr(P, "recorded", lambda: record)
+    for op, dtype, stale in (("sigmoid", "float64", True), ("sigmoid", "float32", False), ("elu", "float32", True),
+                             ("elu", "float64", False), ("relu", "float64", False)):
+        old = {"op": op, "dtype": dtype, "provenance": {**P.provenance(SPECS[op]), "judge_epoch": 4}}
+        assert bool(P.stale_reasons(old, SPECS[op])) is stale, (op, dtype)
+    for dtype, kept in (("float64", True), ("float32", False)):
+        cell = M.plan(SPECS, ["fake_adapters.sweep:SweepFake"], [dtype], ops={"elu"})[0]
+        chunks = cell.chunks(tmp_path)
+        chunks.mkdir(parents=True, exist_ok=True)
+        (chunks / M.PROVENANCE_FILE).write_text(json.dumps({**P.provenance(SPECS["elu"]), "judge_epoch": 4}))
+        (chunks / "kept.json").write_text("{}")
+        M._fresh_chunks(cell, tmp_path, P.provenance(SPECS["elu"]), SPECS["elu"])
+        assert (chunks / "kept.json").exists() is kept, dtype
+
+
+def test_judge_epoch_tool_records_operators_per_dtype(tmp_path, monkeypatch):
+    import importlib.util
+
+    from specgen.sweep import provenance as P
+
+    spec = importlib.util.spec_from_file_location("judge_epoch_tool", Path(__file__).parents[1] / "tools/judge_epoch.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    record = tmp_path / "judge_epoch.json"
+    record.write_text(json.dumps({"epoch": 7, "sources": "x"}))
+    monkeypatch.setattr(P, "EPOCH_FILE", record)
+    assert tool.main(["--bump", "--operators", "float64:swish,sigmoid", "--operators", "float32:elu",
+                      "--why", "measure"]) == 0
+    got = json.loads(record.read_text())
+    assert got["epoch"] == 8 and got["moved"]["8"] == {
+        "operators": {"float32": ["elu"], "float64": ["sigmoid", "swish"]}, "why": "measure"}
+    with pytest.raises(SystemExit):
+        tool.main(["--bump", "--operators", "float64:no_such_op"])
+    with pytest.raises(SystemExit):
+        tool.main(["--bump", "--operators", "float99:elu"])
 
 
 def test_the_judge_epoch_record_matches_the_judge_sources():

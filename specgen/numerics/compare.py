@@ -12,7 +12,10 @@
    needed); ``exact``: the golden value; ``ulp`` N: within N ULPs (of the reference's binade) of
    the reference; ``abs`` v: within v of the reference. The reference is the formula evaluated in
    float64 at the inputs (exact for the rational formulas at float32 and narrower; it is only
-   used for the reported ULP error, never for the model's verdict). A result equal to the golden
+   used for the reported ULP error, never for the model's verdict). The reported error counts
+   from it except where it disagrees with the golden value by more than one ULP of the output
+   type (``measure_reference``: there float64 cancelled or overflowed), where it counts from the
+   golden value. A result equal to the golden
    value always passes (if the golden value is outside the model's set, a note says so).
 2. ``subnormal: flush_allowed``: a subnormal input may act as a zero of its sign (the element is
    also judged with the input flushed, and passes if either judgement passes), and a result whose
@@ -377,7 +380,7 @@ def judge_elements(spec, standard_key: str, case_dtype: str, inputs: Mapping[str
     for a, b in _blocks(n):  # cache-sized blocks: numpy on large temporaries is bound by memory traffic
         if idx.size < n:
             error[a:b] = error_ulps(spec, standard_key, case_dtype, {k: v[a:b] for k, v in arrays.items()}, attrs,
-                                    actual[a:b])
+                                    actual[a:b], expected[a:b])
     for a, b in _blocks(idx.size):
         i = idx[a:b]
         j = judge(*args, {k: v[i] for k, v in arrays.items()}, attrs, expected[i], actual[i], context)
@@ -395,10 +398,11 @@ def _blocks(size: int):
 
 
 def error_ulps(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, np.ndarray],
-               attributes: Mapping[str, float], actual: np.ndarray) -> np.ndarray:
+               attributes: Mapping[str, float], actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """compare's error measure per element: |actual - reference| / ulp(reference) in ULPs of the
-    dtype, the reference being the standard's formula in float64 at the inputs; 0 where an input is
-    not finite (those elements are judged by the special-value rules)."""
+    dtype, the reference being the standard's formula in float64 at the inputs, or the golden value
+    where that evaluation is off by more than an ULP of the dtype (``measure_reference``); 0 where
+    an input is not finite (those elements are judged by the special-value rules)."""
     f = U.fmt(case_dtype)
     with np.errstate(all="ignore"):
         x = {k: np.asarray(v).astype(np.float64) for k, v in inputs.items()}
@@ -407,8 +411,23 @@ def error_ulps(spec, standard_key: str, case_dtype: str, inputs: Mapping[str, np
             finite &= np.isfinite(v)
         env = {**{k: np.where(finite, v, 0.0) for k, v in x.items()}, **attributes}
         ref = np.broadcast_to(np.asarray(evaluate(spec.formula_for(standard_key), env), dtype=np.float64), np.shape(actual))
+        ref = measure_reference(ref, expected, f)
         err = np.abs(actual.astype(np.float64) - ref) / U.ulp(ref, f)
     return np.where(finite, err, 0.0)
+
+
+def measure_reference(ref: np.ndarray, expected: np.ndarray, f) -> np.ndarray:
+    """The value the reported error counts from: the formula evaluated in float64 (``ref``: finer
+    than the output type's rounding, where it is accurate), except where it disagrees with the
+    correctly rounded golden value by more than one ULP of the output type. There the float64
+    evaluation cancelled or overflowed (log(1 + exp(x)) is 0 for x < -37, where softplus is 1e-16;
+    exp(x) - 1 is 0 for |x| < 2**-53), and the golden value, within half an ULP of the exact
+    value, is the better of the two. An infinite or NaN golden value keeps ``ref``. Only the
+    reported error (and the bound in the same units) uses it, never a verdict."""
+    e = np.asarray(expected).astype(np.float64)
+    with np.errstate(all="ignore"):
+        off = ~(np.abs(ref - e) <= U.ulp(e, f))
+    return np.where(np.isfinite(e) & off, e, ref)
 
 
 def _int_judge_differing(args, arrays, attrs, expected, actual, context) -> Comparison:
@@ -500,7 +519,7 @@ def _largest_error(args, inputs, attrs, expected, actual, flat_index, shape):
     """The element of largest error (ULPs of the reference's binade, against the formula in float64)
     among elements accepted without the model; its bound is not computed (NaN)."""
     spec, standard, dtype = args[0], args[1], args[2]
-    err = error_ulps(spec, standard, dtype, inputs, attrs, actual)  # finite inputs (golden/naive-equal)
+    err = error_ulps(spec, standard, dtype, inputs, attrs, actual, expected)  # finite inputs (golden/naive-equal)
     err = np.where(np.isfinite(err), err, -1.0)
     i = int(np.argmax(err))
     index = tuple(int(j) for j in np.unravel_index(int(flat_index[i]), shape))
@@ -722,8 +741,9 @@ class _FloatJudge(_Judge):
         env = {**safe, **self.attrs}
         with np.errstate(all="ignore"):
             ref = self.full(evaluate(self.formula, env))
-            ulp_ref = U.ulp(ref, f)
-            self.error = self.full(np.abs(a - ref) / ulp_ref)
+            measured = measure_reference(ref, e, f)  # the reported error's origin, never a verdict's
+            ulp_ref = U.ulp(measured, f)
+            self.error = self.full(np.abs(a - measured) / ulp_ref)
         self.error[special] = 0.0
 
         flush = "flush_allowed" in _outcomes(self.spec, "subnormal", self.standard)
@@ -777,7 +797,7 @@ class _FloatJudge(_Judge):
         ok &= ~(overflow | cancelled)
         ok |= golden_equal
         with np.errstate(all="ignore"):
-            span = np.maximum(np.abs(hi - ref), np.abs(ref - lo)) / ulp_ref
+            span = np.maximum(np.abs(hi - measured), np.abs(measured - lo)) / ulp_ref
         span = np.where(finite & (self.metric == "model"), np.maximum(span, budget), span)
         self.bound = np.where(np.isfinite(span) | np.isinf(span), span, 0.0)
         self.classify(finite & ~ok, a, ref, lo, hi, f, flush)

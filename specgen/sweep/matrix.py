@@ -169,7 +169,7 @@ def _fresh_chunks(cell: Cell, root: Path, now: dict, spec) -> str:
             had = json.loads(mark.read_text())
         except (OSError, ValueError):
             had = None
-        if not provenance.same_judgement(had, now, spec):
+        if not provenance.same_judgement(had, now, spec, cell.dtype):
             shutil.rmtree(d)
     d.mkdir(parents=True, exist_ok=True)
     if not mark.exists():

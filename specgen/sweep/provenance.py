@@ -15,7 +15,10 @@ re-run hours of float32 sweeps; an epoch alone would be forgotten.
 A bump may name the formula functions whose judgement it moved (``moved``: epoch -> {"functions",
 "why"}; ``tools/judge_epoch.py --bump --functions sqrt,log``): a cell of an older epoch whose
 operator's formulas call none of the functions every later bump names keeps its verdicts (and a
-float32 cell its finished chunks). A bump that names none moves every cell.
+float32 cell its finished chunks). It may name operators per dtype instead, or as well
+(``"operators": {"float64": ["sigmoid", ...]}``; ``--operators float64:sigmoid,swish``), when a
+measurement over the cells' inputs showed which moved (a change to the reported error that only
+some formulas' float64 evaluation reaches). A bump that names neither moves every cell.
 """
 from __future__ import annotations
 
@@ -64,34 +67,41 @@ def functions_called(spec) -> set[str]:
     return {node.func for root in roots if root is not None for node in n.walk(root) if isinstance(node, n.Call)}
 
 
-def moved_between(old: int, new: int, spec) -> bool:
-    """Whether a bump after epoch ``old`` up to ``new`` can have moved this operator's verdicts: one
-    that names no functions moves every operator; one that names some, those that call them."""
+def moved_between(old: int, new: int, spec, dtype: str | None = None) -> bool:
+    """Whether a bump after epoch ``old`` up to ``new`` can have moved this operator's verdicts in
+    ``dtype`` (None: in any dtype): one that names no functions and no operators moves every
+    operator; one that names some, the operators that call those functions and the operators it
+    names for the dtype."""
     moved = recorded().get("moved", {})
     called = None
     for epoch in range(int(old) + 1, int(new) + 1):
-        named = moved.get(str(epoch), {}).get("functions")
-        if not named:
+        entry = moved.get(str(epoch), {})
+        named, ops = entry.get("functions") or [], entry.get("operators") or {}
+        if not named and not ops:
             return True
-        called = functions_called(spec) if called is None else called
-        if called & set(named):
+        if named:
+            called = functions_called(spec) if called is None else called
+            if called & set(named):
+                return True
+        listed = ops.values() if dtype is None else [ops.get(dtype, [])]
+        if any(spec.id in group for group in listed):
             return True
     return False
 
 
-def epoch_moved(had, now: int, spec) -> bool:
+def epoch_moved(had, now: int, spec, dtype: str | None = None) -> bool:
     """Whether a record of judge epoch ``had`` (None or not a number: unknown) may judge this operator
-    otherwise than epoch ``now``."""
+    (in ``dtype``; None: in any) otherwise than epoch ``now``."""
     if had == now:
         return False
-    return not isinstance(had, int) or moved_between(min(had, now), max(had, now), spec)
+    return not isinstance(had, int) or moved_between(min(had, now), max(had, now), spec, dtype)
 
 
-def same_judgement(had: dict | None, now: dict, spec) -> bool:
+def same_judgement(had: dict | None, now: dict, spec, dtype: str | None = None) -> bool:
     """Two provenance records judge alike: the same spec digest, and epochs no bump between them
-    moved for this operator."""
+    moved for this operator (in ``dtype``)."""
     return bool(had) and had.get("spec") == now["spec"] and not epoch_moved(had.get("judge_epoch"),
-                                                                              now["judge_epoch"], spec)
+                                                                              now["judge_epoch"], spec, dtype)
 
 
 def _standards_of(spec_path: Path) -> Path | None:
@@ -126,7 +136,7 @@ def stale_reasons(cell: dict, spec) -> list[str]:
         return [f"its operator {cell.get('op')!r} is not in the specs"]
     now = provenance(spec)
     out = []
-    if epoch_moved(have.get("judge_epoch"), now["judge_epoch"], spec):
+    if epoch_moved(have.get("judge_epoch"), now["judge_epoch"], spec, cell.get("dtype")):
         out.append(f"judge epoch {have.get('judge_epoch')}, now {now['judge_epoch']}")
     if have.get("spec") != now["spec"]:
         out.append("its spec or _standards.yaml changed since")
