@@ -69,6 +69,24 @@ def test_a_sweep_and_a_run_agree_on_the_same_inputs():
         assert counts == run.kinds and sum(counts.values()) == run.mismatches > 0, op
 
 
+def test_a_sweeps_golden_values_use_the_attributes_the_standard_computes_with():
+    """WebNN casts its options to the input's type: HardSigmoid's alpha = 0.2 is 0.19995 in float16.
+    The sweep's golden values (and so its golden-equal tier and the expected values it reports) are
+    those of the cast alpha, as the corpus's and `specgen run`'s are, not of the float32 one."""
+    from specgen.numerics.compare import resolve_attributes
+    from specgen.numerics.exact import golden
+
+    spec = SPECS["hard_sigmoid"]
+    x = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    ctx = J.Context(spec, "webnn", "float16", {})
+    assert ctx.attributes["alpha"] == float(np.float16(0.2))
+    cast = golden(spec, {"x": x}, resolve_attributes(spec, "webnn", {}, "float16"), "float16", "webnn").y
+    plain = golden(spec, {"x": x}, resolve_attributes(spec, "webnn", {}), "float16", "webnn").y
+    got = ctx.golden(x)
+    assert np.array_equal(got.view(np.uint16), cast.view(np.uint16))
+    assert not np.array_equal(got.view(np.uint16), plain.view(np.uint16))  # x = -1.5049: 0.19910, not 0.19897
+
+
 def _fake_matrix(tmp_path, ops: str, plots: bool = False):
     """(args, results folder, page, JSON) of `specgen matrix` over the fake sweep adapter, float16, in this process."""
     root, md, js = tmp_path / "acc", tmp_path / "accuracy.md", tmp_path / "accuracy.json"

@@ -45,7 +45,9 @@ class Context:
                  extra_inputs: dict[str, float] | None = None):
         self.standard, self.dtype = standard, dtype
         self.spec, numeric = spec.resolve(attributes, standard)  # a string attribute picks the formula
-        self.attributes = C.resolve_attributes(self.spec, standard, numeric)
+        # the values the standard computes with: WebNN casts its options to the input's type
+        # (attribute_cast), so HardSigmoid's alpha = 0.2 is 0.19995 in float16, as in the corpus
+        self.attributes = C.resolve_attributes(self.spec, standard, numeric, dtype)
         self.input = spec.inputs[0].name
         self.extra = dict(extra_inputs or {})  # further inputs held at one value (PRelu's slope)
         missing = [t.name for t in spec.inputs[1:] if t.name not in self.extra]
