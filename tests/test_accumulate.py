@@ -115,6 +115,24 @@ def test_softmax_before_13_normalises_every_axis_from_axis_on():
 
 # ------------------------------------------------------------------------------------ golden values
 
+def test_golden_softmax_of_a_row_with_minus_infinity_is_correctly_rounded():
+    """exp(-inf) = 0 exactly, and the rest of the row has an exact softmax: its golden values are that
+    value rounded once (float64's exp left them an ULP off, and which ULP depended on the machine's
+    libm: the committed corpus's softmax float64 inf case differed between AVX2 and AVX-512)."""
+    import mpmath
+
+    x = np.array([[0.2186044, -np.inf, 0.83483857, -0.45679555, -0.77880738, 0.27488949, -0.93757173,
+                   -0.08490134]], dtype=np.float64)
+    for op in ("softmax", "log_softmax"):
+        layout = _layout(op, "onnx", "13", {"x": x.shape}, {"axis": 1})
+        y, _ = golden(SPECS[op].formula, layout, {"x": x}, {"axis": 1}, "float64", "y")
+        with mpmath.workprec(300):
+            xs = [mpmath.mpf(float(v)) for v in x[0]]
+            s = mpmath.fsum(mpmath.exp(v) for v in xs)
+            want = [float(mpmath.exp(v) / s) if op == "softmax" else float(v - mpmath.log(s)) for v in xs]
+        assert y[0].tolist() == want, op
+
+
 def test_golden_sum_is_the_exact_sum_rounded_once():
     # float16 values whose exact sums sit on, just above and just below float16 midpoints
     rng = np.random.default_rng(7)

@@ -6,7 +6,9 @@ enclosure rounds to one value of the output type; the rest are computed in mpmat
 fiber (its inputs along the reduced labels) with enough bits that sums of floats are exact. An
 element whose fiber holds NaN or an infinity, or is empty, gets the IEEE evaluation (the formula's
 literal outcome: a NaN anywhere gives NaN, +inf + -inf gives NaN, max(x, +inf) is +inf, an empty
-sum 0, an empty maximum -inf, an empty mean 0 / 0 = NaN).
+sum 0, an empty maximum -inf, an empty mean 0 / 0 = NaN), except where that is a finite nonzero
+number and the fiber holds no NaN: there the exact value with the infinities (mpmath's, exp(-inf)
+= 0) rounded once, as for a finite fiber; float64's own evaluation of it is an ULP off, by libm.
 """
 from __future__ import annotations
 
@@ -118,6 +120,7 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
     prec = _bits(inputs)
     ieee = None
     fibers: dict = {}  # one mpmath evaluation per fiber: softmax's outputs along an axis share it
+    infinite: dict = {}  # the same, with the infinities of a fiber that holds some (and no NaN)
     exact_terms = _exact_terms(formula, inputs)
     for index in [tuple(int(i) for i in at) for at in np.argwhere(undecided)]:
         coord = dict(zip(labels, index))
@@ -128,8 +131,17 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
             fiber_in = {name: a[tuple(s if a.shape[i] > 1 else slice(0, 1) for i, s in enumerate(fiber_index))]
                         for name, a in placed.items()}
             if not all(a.size and np.all(np.isfinite(a.astype(np.float64))) for a in fiber_in.values()):
-                # a NaN or an infinity, or an empty fiber (a reduction over no elements: the mean's 0 / 0)
+                # a NaN or an infinity, or an empty fiber (a reduction over no elements: the mean's 0 / 0):
+                # the IEEE evaluation, except where it is finite and nonzero and the fiber holds no NaN
+                # (softmax of a row with a -inf: exp(-inf) = 0 exactly and the rest is an exact value,
+                # which float64's exp gives to an ULP that depends on the machine's libm)
                 fibers[key] = None
+                if all(a.size and not np.any(np.isnan(a.astype(np.float64))) for a in fiber_in.values()):
+                    with mpmath.workprec(prec):
+                        mp_in = {name: np.frompyfunc(lambda x: mpmath.mpf(float(x)), 1, 1)(a)
+                                 for name, a in fiber_in.items()}
+                        r = np.asarray(_mp_eval(formula, layout, mp_in, attributes), dtype=object)
+                    infinite[key] = np.broadcast_to(r, np.broadcast_shapes(r.shape, tuple(1 for _ in layout.labels)))
             elif exact_terms:
                 terms = np.ones((1,) * len(layout.labels))
                 for node in ([formula.operand] if isinstance(formula.operand, n.Var) else
@@ -149,13 +161,23 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
             if ieee is None:
                 ieee = layout.arrange(output, simulate(formula, layout, inputs, attributes, np.float64, "pairwise"))
             out[index] = U.round_to(ieee[index], out_dtype)
+            exact = infinite.get(key)
+            if exact is not None and np.isfinite(ieee[index]) and ieee[index] != 0:
+                value = _at(exact, coord, reduced, layout)
+                if mpmath.isfinite(value):
+                    with mpmath.workprec(prec):
+                        out[index] = U.round_fraction(value, out_dtype)
             continue
-        # the fiber kept every reduced label whole: pick this element's position along those
-        value = r[tuple(coord[lab] if lab in coord and lab in reduced and r.shape[i] > 1 else 0
-                        for i, lab in enumerate(layout.labels))]
         with mpmath.workprec(prec):
-            out[index] = U.round_fraction(value, out_dtype)
+            out[index] = U.round_fraction(_at(r, coord, reduced, layout), out_dtype)
     return _zero_signs(out, formula, layout, inputs, attributes, output), int(np.count_nonzero(undecided))
+
+
+def _at(r, coord: dict, reduced: set, layout: Layout):
+    """The element at ``coord`` of a fiber's values (the fiber kept every reduced label whole: pick
+    this element's position along those)."""
+    return r[tuple(coord[lab] if lab in coord and lab in reduced and r.shape[i] > 1 else 0
+                   for i, lab in enumerate(layout.labels))]
 
 
 def _zero_signs(out, formula, layout: Layout, inputs: dict, attributes: dict, output: str):
