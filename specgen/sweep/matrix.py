@@ -131,15 +131,6 @@ def largest_finite_error(s: Summary):
     return None if top is None else float(top.error)
 
 
-def largest_error_is_the_measures(s: Summary) -> bool:
-    """The largest finite error is the error measure's, not the backend's: its element is bit-identical
-    to the correctly rounded value (at most half an ULP off), yet measures more than one ULP, because
-    compare's measure counts from the formula evaluated in float64 and that evaluation cancels there
-    (log(1 + exp(x)) is 0 in float64 for x < -37, where softplus is 1e-16)."""
-    top = _largest_finite(s)
-    return top is not None and float(top.error) > 1 and top.actual == top.expected
-
-
 def is_done(cell: Cell, root: Path, specs: dict) -> bool:
     """The cell's JSON is complete (or says the adapter does not claim it) and was judged by the
     current spec and judge (specgen.sweep.provenance): a stale cell is run again."""
@@ -281,7 +272,6 @@ def cell_facts(d: dict, specs: dict | None = None) -> dict:
     if worst is not None:
         facts["largest_error_ulp"] = _finite(worst.error)
         facts["largest_finite_error_ulp"] = largest_finite_error(s)
-        facts["largest_error_is_the_measures"] = largest_error_is_the_measures(s)
     facts["specials"] = {cat: _top_output(s.specials[cat]) for cat in SPECIAL_ORDER if cat in s.specials}
     png = Path(d["_path"]).with_suffix(".png")
     if png.exists():

@@ -44,7 +44,6 @@ def _row_order(f: dict):
 
 
 STALE = "†"
-MEASURE = "‡"  # the largest error is the error measure's (matrix.largest_error_is_the_measures)
 
 
 def cell_text(f: dict) -> str:
@@ -54,7 +53,7 @@ def cell_text(f: dict) -> str:
     err = _ulp_text(f.get("largest_finite_error_ulp"))
     partial = ("" if f.get("complete") else " (partial)") + stale
     if not f["failures"]:
-        return f"pass · {err}{f' {MEASURE}' if f.get('largest_error_is_the_measures') else ''}{partial}"
+        return f"pass · {err}{partial}"
     return (f"**fail** {_pct(f['failures'] / f['total'])} · {_ulp_text(f['worst']['error_ulp'])}"
             f" [↓](#{_anchor(f)}){partial}")
 
@@ -91,10 +90,11 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
              "worst failing one; ↓ its details: input, both values in hex, the share of inputs per error class, "
              "what special inputs gave, the plot, and the command that re-runs that input with the 15 bit patterns "
              "after it: a vectorised kernel may compute a lone element otherwise). "
-             f"{MEASURE}: E is the error measure's, not the backend's: it counts ULPs from the formula evaluated in "
-             "float64, and where that evaluation cancels (softplus's log(1 + exp(x)) below x = -37, the ELU family's "
-             "exp(x) - 1 at tiny x) an output equal to the correctly rounded value measures up to 1e+307 ULP; "
-             "the verdicts do not use that measure.", ""]
+             "E counts ULPs from the formula evaluated in float64, or from the correctly rounded value where "
+             "that evaluation is more than an ULP off it (it cancels or overflows: softplus's log(1 + exp(x)) below "
+             "x = -37, the ELU family's exp(x) - 1 at tiny x). A passing cell's E can still be large where the "
+             "error model accepts it: a subnormal result flushed to 0 (counted in subnormal ULPs), or a result "
+             "the formula as written cannot give more closely (HardSigmoid's alpha·x + beta at its zero).", ""]
     if command:
         lines += [f"Command: `{command}`", ""]
     notes = page.with_name(page.stem + "-findings.md")
