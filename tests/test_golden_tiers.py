@@ -428,3 +428,14 @@ def test_float64_golden_values_decide_no_real_value_without_mpmath(monkeypatch, 
     assert len(calls) > 500 and fast < len(calls) / 20, (fast, len(calls))
     same = (g.y.view(np.uint64) == want.y.view(np.uint64)) | (np.isnan(g.y) & np.isnan(want.y))
     assert same.all()
+
+
+def test_the_limit_cache_keeps_signed_zeros_and_every_integer_digit():
+    """Special-value limits are cached per point (_limit_at): a key must not merge what == merges
+    (-0.0 and +0.0) nor round an int64 past 2**53, and must give back the point it was made from."""
+    point = {"x": np.float64(-0.0), "n": np.int64(2 ** 60 + 1), "b": np.bool_(True), "m": "tanh", "y": 1e300}
+    key = E._point_key(point)
+    back = {k: E._FROM_KEY[kind](v) for k, (kind, v) in key}
+    assert back == point and np.signbit(back["x"]) and type(back["n"]) is int and back["n"] == 2 ** 60 + 1
+    assert E._point_key({**point, "x": 0.0}) != key
+    assert E._point_key({**point, "n": 2 ** 60}) != key

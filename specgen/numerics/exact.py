@@ -1180,8 +1180,20 @@ def _specials(spec, node, env, attrs, out_dtype, standard) -> np.ndarray:
 
 
 def _point_key(point: dict) -> tuple:
-    """A point as a hashable key that keeps what == loses: the sign of a zero (float.hex)."""
-    return tuple(sorted((k, ("str", v) if isinstance(v, str) else ("hex", float(v).hex())) for k, v in point.items()))
+    """A point as a hashable key that keeps what == loses: the sign of a zero (float.hex), and an
+    integer's type and every digit (an int64 past 2**53 is not a float)."""
+    def typed(v):
+        if isinstance(v, str):
+            return ("str", v)
+        if isinstance(v, (bool, np.bool_)):
+            return ("bool", bool(v))
+        if isinstance(v, (int, np.integer)):
+            return ("int", int(v))
+        return ("hex", float(v).hex())
+    return tuple(sorted((k, typed(v)) for k, v in point.items()))
+
+
+_FROM_KEY = {"str": lambda v: v, "bool": bool, "int": int, "hex": float.fromhex}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1189,7 +1201,7 @@ def _limit_at(node, key: tuple, out_dtype: str) -> float:
     """The formula's value at one point, rounded to ``out_dtype`` (exactly for a rational formula or
     an integer output, by Ziv's bounded evaluation otherwise). Cached: the corpus asks for the same
     few points (x = +-1e300 with the same attributes) in thousands of cases, about 2 ms each."""
-    point = {k: (v if kind == "str" else float.fromhex(v)) for k, (kind, v) in key}
+    point = {k: _FROM_KEY[kind](v) for k, (kind, v) in key}
     if is_rational(node) or not dt.get(out_dtype).is_float:
         q = exact_value(node, point)
         return q if isinstance(q, float) else round_fraction(q, out_dtype)
