@@ -271,7 +271,8 @@ def test_only_a_failing_cell_gets_a_plot(tmp_path, monkeypatch):
 
 def test_the_backends_line_names_every_version_its_cells_were_measured_with(tmp_path):
     """Cells of one adapter measured on two machines (torch's version names the ISA ATen runs) are
-    not shown as one version: the line lists each with its count of cells."""
+    not shown as one version: the line lists each with its count of cells and a mark, and each cell
+    carries the mark of the version it was measured with."""
     r = CliRunner()
     args, root, md, _ = _fake_matrix(tmp_path, "softsign,shrink")
     assert r.invoke(main, args).exit_code == 0
@@ -285,7 +286,9 @@ def test_the_backends_line_names_every_version_its_cells_were_measured_with(tmp_
         cell.write_text(json.dumps(d))
     assert r.invoke(main, args + ["--render-only"]).exit_code == 0
     line = next(t for t in md.read_text().splitlines() if t.startswith("Backends: "))
-    assert f"this machine's version ({len(cells) - 1} cells)" in line and "another machine's version (1 cells)" in line
+    assert f"¹ this machine's version ({len(cells) - 1} cells)" in line and "² another machine's version (1 cells)" in line
+    rows = [t for t in md.read_text().splitlines() if t.startswith("| soft") or t.startswith("| shrink")]
+    assert sum(t.count("²") for t in rows) == 1 and sum(t.count("¹") for t in rows) == len(cells) - 1  # each cell's mark
 
 
 def test_a_cells_json_keeps_the_worst_failures_of_a_few_binades_and_of_each_kind():

@@ -44,6 +44,7 @@ def _row_order(f: dict):
 
 
 STALE = "†"
+SUPERSCRIPTS = "¹²³⁴⁵⁶⁷⁸⁹"
 
 
 def cell_text(f: dict) -> str:
@@ -101,12 +102,23 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
     if notes.exists():
         lines += [f"What the cells below show, deviation by deviation, with the commands that reproduce them: "
                   f"[{notes.name}]({notes.name}).", ""]
-    def versions(seen: dict[str, int]) -> str:
+    # an adapter whose cells were measured with several versions (torch's names the ISA ATen runs:
+    # AVX2 on one machine, AVX512 on another) tags each cell with its version's mark
+    marks = {a: {v: SUPERSCRIPTS[i % len(SUPERSCRIPTS)] for i, (v, _) in
+                 enumerate(sorted(seen.items(), key=lambda kv: (-kv[1], kv[0])))}
+             for a, seen in backends.items() if len(seen) > 1}
+
+    def mark(f: dict) -> str:
+        return marks.get(f["adapter"], {}).get(f.get("backend"), "")
+
+    def versions(adapter: str, seen: dict[str, int]) -> str:
         if len(seen) == 1:
             return next(iter(seen))
-        return ", ".join(f"{v} ({n} cells)" for v, n in sorted(seen.items(), key=lambda kv: (-kv[1], kv[0])))
+        return ", ".join(f"{marks[adapter][v]} {v} ({n} cells)"
+                         for v, n in sorted(seen.items(), key=lambda kv: (-kv[1], kv[0])))
 
-    lines += ["Backends: " + "; ".join(f"**{a}**: {versions(b)}" for a, b in sorted(backends.items())), ""]
+    lines += ["Backends: " + "; ".join(f"**{a}**: {versions(a, b)}" for a, b in sorted(backends.items()))
+              + (" (a cell's mark names the version it was measured with)" if marks else ""), ""]
     total = sum(f.get("total", 0) for f in facts)
     failing = sum(1 for f in facts if f.get("failures"))
     lines += [f"{len(facts)} cells, {total:,} inputs judged, {failing} cells with failing inputs.", ""]
@@ -130,7 +142,7 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
         rows = list(dict.fromkeys(f["label"] for f in sorted(cells, key=_row_order)))
         by = {(f["label"], f["adapter"]): f for f in cells}
         for label in rows:
-            row = [cell_text(by[(label, a)]) if (label, a) in by else "" for a in cols]
+            row = [cell_text(by[(label, a)]) + mark(by[(label, a)]) if (label, a) in by else "" for a in cols]
             lines.append(f"| {label} | " + " | ".join(row) + " |")
         lines.append("")
         bad = [f for f in cells if f.get("failures")]
@@ -140,7 +152,7 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
             w = f["worst"]
             shares = ", ".join(f"{KIND_TEXT.get(k, k)} {_pct(v)}" for k, v in sorted(f["shares"].items(), key=lambda kv: -kv[1])
                                if k != "pass")
-            lines += [f"<a id=\"{_anchor(f)}\"></a>**{f['label']} · {dtype} · {f['adapter']}**: "
+            lines += [f"<a id=\"{_anchor(f)}\"></a>**{f['label']} · {dtype} · {f['adapter']}{mark(f)}**: "
                       f"{f['failures']:,} of {f['total']:,} inputs fail ({shares}). Worst ({w['kind']}): "
                       f"x = {w['input']} (`{w['input_hex']}`) gave {w['actual']} (`{w['actual_hex']}`), expected "
                       f"{w['expected']} (`{w['expected_hex']}`): {_ulp_text(w['error_ulp'])} ULP, bound "
