@@ -228,11 +228,11 @@ def test_cli_reports_and_plot(tmp_path, monkeypatch):
     rep = json.loads((tmp_path / "r.json").read_text())
     assert rep["summary"]["total"] == 65536 and rep["summary"]["counts"]["value"] == 1
     assert rep["rerun_first"].endswith("--range 0x3d00:0x3d00")
-    # the terminal's command for the first failure: the input and the 15 patterns after it (a
-    # vectorised kernel may compute a lone element otherwise), never past the dtype's last pattern
-    assert "re-run: specgen sweep" in res.output and "--range 0x3d00:0x3d0f" in res.output
+    # the terminal's command for the first failure: the input and the 63 patterns after it (a
+    # vectorised kernel may compute a few elements otherwise), never past the dtype's last pattern
+    assert "re-run: specgen sweep" in res.output and "--range 0x3d00:0x3d3f" in res.output
     from specgen.sweep.report import rerun_from
-    assert rerun_from({"rerun": "specgen sweep"}, 0xfff5, "float16").endswith("--range 0xfff5:0xffff")
+    assert rerun_from({"rerun": "specgen sweep"}, 0xffd5, "float16").endswith("--range 0xffd5:0xffff")
 
 
 def test_usage_errors_and_unclaimed():

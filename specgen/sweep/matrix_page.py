@@ -89,7 +89,7 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
              "`specgen run` (docs/error-model.md). A cell reads *pass · E* (no failing input; E the largest finite "
              "error in ULPs of the output over all inputs: an accepted overflow to inf is not counted) or *fail P · E* (P the share of failing inputs, E the error of the "
              "worst failing one; ↓ its details: input, both values in hex, the share of inputs per error class, "
-             "what special inputs gave, the plot, and the command that re-runs that input with the 15 bit patterns "
+             "what special inputs gave, the plot, and the command that re-runs that input with the 63 bit patterns "
              "after it: a vectorised kernel may compute a lone element otherwise). "
              "E counts ULPs from the formula evaluated in float64, or from the correctly rounded value where "
              "that evaluation is more than an ULP off it (it cancels or overflows: softplus's log(1 + exp(x)) below "

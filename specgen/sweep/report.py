@@ -64,9 +64,12 @@ def rerun(info: dict, lo: int, hi: int, dtype: str) -> str:
 # A kernel can compute a lone element on another path than a batch's: onnxruntime's float64 cos and
 # sin take pairs of elements through a vectorised path, 1,695 and 4,518 ULP off near their zeros,
 # and a lone element (or the last of an odd count) through the scalar libm, correct, so a
-# one-element command would not reproduce what the sweep found. The command for a cell's worst
-# input re-runs it and the bit patterns after it, a group of RERUN_SPAN.
-RERUN_SPAN = 16
+# one-element command would not reproduce what the sweep found; torch's AVX512 kernels take their
+# vectorised path from 32 float32 elements (two 16-lane vectors: its tanh-form Gelu gives -0 for
+# x = -5.0613809 in a tensor of 32 or more, -1.5e-07 in one of 31 or fewer). The command for a
+# cell's worst input re-runs it and the bit patterns after it, a group of RERUN_SPAN: two vectors
+# of the widest lanes (32 float16 in 512 bits).
+RERUN_SPAN = 64
 
 
 def rerun_from(info: dict, bits: int, dtype: str) -> str:
