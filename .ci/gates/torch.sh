@@ -10,3 +10,5 @@ python3 -m venv .venv-torch
 .venv-torch/bin/pip install -q -e '.[torch]' pytest -c constraints/backends.txt
 echo "torch gate: installed in $(( $(date +%s) - start )) s"
 .venv-torch/bin/specgen run --adapter torch --baseline baselines/torch.yaml --strict -q
+# every command of docs/accuracy-findings.md for this backend still reproduces its failure
+.venv-torch/bin/python -m pytest -q -m slow tests/test_accuracy_findings_commands.py -k "torch"
