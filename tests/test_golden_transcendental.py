@@ -162,3 +162,26 @@ def test_a_positive_base_to_an_integer_exponent_is_exact_at_a_midpoint():
     assert ziv.decide(node, env, "float32") == (1.0, False)
     assert ziv.decide(node, {**env, "b": 2.0}, "float32")[0] == float(np.float32((1 - 2.0 ** -25) ** 2))
     assert ziv.decide(node, {**env, "b": -1.0}, "float32")[0] == float(np.float32(1 / (1 - 2.0 ** -25)))
+
+
+def test_an_exact_power_is_decided_even_on_a_midpoint():
+    """pow(a, m / 2**k) is exact when a**m is a perfect 2**k-th power; (2**-60) ** 2.5 = 2**-150 is
+    half the smallest float32 subnormal, a tie (to even: +0) no enclosure decides: the sweep of
+    Pow with b = 2.5 stopped there ('undecided at 4096 bits'). Inexact neighbours still go through
+    the enclosures."""
+    from fractions import Fraction
+
+    from specgen.formula.parser import parse_formula
+    from specgen.numerics import ziv
+    from specgen.numerics.ulp import round_fraction
+
+    node = parse_formula("pow(a, b)", ["a", "b"], [])
+    assert ziv.decide(node, {"a": 2.0 ** -60, "b": 2.5}, "float32") == (0.0, False)
+    assert ziv.decide(node, {"a": 2.0 ** -60, "b": 2.5}, "float64") == (2.0 ** -150, False)
+    assert ziv.decide(node, {"a": 2.25, "b": 1.5}, "float32") == (3.375, False)
+    assert ziv.decide(node, {"a": 9.0 * 2.0 ** -148, "b": 0.5}, "float32") == (3.0 * 2.0 ** -74, False)
+    # (3 * 2**-101) ** 1.5: 3 ** 3 is no perfect square, so no exact value; the enclosure decides
+    x = 3.0 * 2.0 ** -101
+    want = round_fraction(Fraction(x) ** 3, "float64") ** 0.5
+    got, _ = ziv.decide(node, {"a": x, "b": 1.5}, "float32")
+    assert got == float(np.float32(want)) and got > 0

@@ -233,6 +233,10 @@ class _Eval:
                 r0 = libmp.mpf_pow_int(a, libmp.to_int(c), p, "f")
                 r1 = libmp.mpf_pow_int(a, libmp.to_int(c), p, "c")
                 return _min(r0, r1), _max(r0, r1)
+            if point and _lt(_ZERO, a) and a != _INF:
+                exact = _dyadic_power(a, c)
+                if exact is not None:  # an exact result, maybe a midpoint no enclosure decides (2**-150)
+                    return exact, exact
             if not _lt(_ZERO, a):
                 if point and a == _ZERO:  # C99 F.10.4.4: pow(0, y) = 1 at y = 0, 0 for y > 0, a pole for y < 0
                     # (+inf here; the caller takes an infinity's sign from the IEEE evaluation: -0 ** -3 = -inf)
@@ -446,6 +450,38 @@ def _fmt(v) -> str:
     top = v[2] + v[3]
     mag = f"2^{top}" if abs(top) < 10 ** 12 else f"2^(±2^{abs(top).bit_length()})"
     return f"{'-' if v[0] else ''}{mag} (about)"
+
+
+MAX_ROOT_BITS = 1 << 14  # a**m up to this many bits is tried for an exact 2**k-th root
+
+
+def _dyadic_power(a, c):
+    """a ** c as an exact mpf when it is one, else None: a > 0 and c = m / 2**k (a float exponent, k
+    at most 8). Such a power is a float exactly when a ** m is a perfect 2**k-th power, and then it
+    may be a midpoint of the output type that no enclosure decides: (2**-60) ** 2.5 = 2**-150, half
+    the smallest float32 subnormal, was 'undecided at 4096 bits'. Checked in integers (isqrt k
+    times), bounded by MAX_ROOT_BITS."""
+    c_sign, c_man, c_exp, _ = c
+    if c_exp >= 0 or c_exp < -8 or c_man == 0:
+        return None  # an integer exponent (the caller's case) or a denominator past 2**8
+    k, m = -c_exp, (-1) ** c_sign * int(c_man)
+    a_sign, a_man, a_exp, _ = a
+    a_man, a_exp = int(a_man), int(a_exp)
+    while a_man and a_man % 2 == 0:
+        a_man, a_exp = a_man // 2, a_exp + 1
+    if (a_exp * m) % (1 << k):
+        return None
+    if a_man == 1:
+        return libmp.from_man_exp(1, a_exp * m >> k)
+    if m < 0 or a_man.bit_length() * m > MAX_ROOT_BITS:
+        return None  # an odd significand to a negative power is no dyadic rational
+    root = a_man ** m
+    for _ in range(k):
+        r = math.isqrt(root)
+        if r * r != root:
+            return None
+        root = r
+    return libmp.from_man_exp(root, a_exp * m >> k)
 
 
 def decide(node, values: dict, dtype: str):
