@@ -27,6 +27,9 @@ def test_catalog_reads_operators_sets_and_second_inputs_from_the_specs():
     one_input = {k for k, s in SPECS.items() if len(s.inputs) == 1}
     assert one_input <= set(by_op)  # every one-input operator has a unit
     for op, spec in SPECS.items():
+        if op not in by_op:
+            assert not catalog.sweepable(spec), op
+            continue
         if len(spec.inputs) > 1:  # further inputs: one unit per grid value
             for choice in spec.choice_values or (None,):  # per formula a string attribute picks (Mod's two)
                 values = sorted(dict(u.extra_inputs)[spec.inputs[1].name] for u in by_op[op]
@@ -38,6 +41,7 @@ def test_catalog_reads_operators_sets_and_second_inputs_from_the_specs():
             std = spec.standards[by_op[op][0].standard]
             assert any(u.attribute_set.endswith(t.name) for u in by_op[op]) == catalog.expressible(std, t.values)
     assert len({u.key for u in units}) == len(units)
+    assert "where" not in by_op  # a boolean condition and two held values: not sweepable by this grid
 
 
 def _perturbed(expected: np.ndarray, rng) -> np.ndarray:
@@ -358,3 +362,25 @@ def test_the_committed_page_is_rendered_from_the_committed_cells(tmp_path):
     matrix_page.write(root, page, js, "specgen matrix --render-only", load_all())
     assert page.read_text() == (docs / "accuracy.md").read_text(), "docs/accuracy.md: run specgen matrix --render-only"
     assert json.loads(js.read_text()) == json.loads((docs / "accuracy.json").read_text()), "docs/accuracy.json"
+
+
+def test_a_cell_the_engine_cannot_sweep_is_named_in_one_line_and_the_rest_run(tmp_path, monkeypatch):
+    """One cell raising (a golden value no enclosure decides, a unit prepare refuses) does not end the
+    matrix with a traceback: the cell is named with its error, the others are swept and rendered, and
+    the exit code is 1."""
+    from specgen.sweep import matrix as M
+
+    real = M.run_cell
+
+    def run_cell(cell, *a, **k):
+        if cell.unit.op == "shrink":
+            raise ValueError("undecided at 4096 bits")
+        return real(cell, *a, **k)
+
+    monkeypatch.setattr(M, "run_cell", run_cell)
+    args, root, md, _ = _fake_matrix(tmp_path, "softsign,shrink")
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 1, res.output
+    assert "float16 fake_adapters.sweep:SweepFake shrink: not swept: ValueError: undecided at 4096 bits" in res.output
+    assert "Traceback" not in res.output and "2 cell(s) not swept" in res.output
+    assert "| softsign | pass" in md.read_text()

@@ -68,6 +68,7 @@ def matrix(adapters, dtypes, sample_dtypes, samples, ops, results, markdown_path
         click.echo(f"matrix: {len(cells)} cells, {len(cells) - len(todo)} already done, {len(todo)} to run", err=True)
         loaded: dict = {}
         w = os.cpu_count() or 1 if workers is None else workers
+        broken: list[str] = []
         for i, cell in enumerate(todo, 1):
             t0 = time.perf_counter()
             try:
@@ -78,6 +79,14 @@ def matrix(adapters, dtypes, sample_dtypes, samples, ops, results, markdown_path
             except KeyboardInterrupt:
                 click.echo("matrix: interrupted; finished cells are kept, run again to continue", err=True)
                 break
+            except Exception as exc:  # noqa: BLE001 - one cell the engine cannot sweep: say which, go on
+                if os.environ.get("SPECGEN_TRACEBACK"):
+                    raise
+                name = f"{cell.dtype} {cell.adapter} {cell.unit.label}"
+                broken.append(name)
+                click.echo(f"[{i}/{len(todo)}] {name}: not swept: {type(exc).__name__}: {exc} "
+                           "(SPECGEN_TRACEBACK=1 shows where)", err=True)
+                continue
             if out.get("info", {}).get("interrupted"):
                 click.echo(f"matrix: interrupted in {cell.dtype} {cell.adapter} {cell.unit.label}; its finished chunks "
                            f"are in {cell.chunks(root)}, run again to continue", err=True)
@@ -90,3 +99,6 @@ def matrix(adapters, dtypes, sample_dtypes, samples, ops, results, markdown_path
         specs = load_all()
     matrix_page.write(root, Path(markdown_path), Path(json_path) if json_path else None, command, specs)
     click.echo(f"matrix: wrote {markdown_path}" + (f" and {json_path}" if json_path else ""), err=True)
+    if not render_only and broken:
+        click.echo(f"matrix: {len(broken)} cell(s) not swept (above); the others are written", err=True)
+        raise SystemExit(int(Exit.FAILURES))

@@ -73,8 +73,10 @@ def expressible(std, values: dict) -> bool:
 
 
 def sweepable(spec) -> bool:
-    """Element-wise with one output; every input past the first is a tensor held at grid values."""
-    return len(spec.outputs) == 1 and len(spec.inputs) >= 1
+    """Element-wise with one output and one or two inputs: the first swept, a second held at the grid
+    values. Where (a boolean condition and two values) is not: its swept input would be the
+    condition, and the grid holds one further input, not two."""
+    return len(spec.outputs) == 1 and 1 <= len(spec.inputs) <= 2
 
 
 def units(spec, standard: str | None = None) -> list[SweepUnit]:
