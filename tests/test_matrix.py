@@ -42,6 +42,7 @@ def test_catalog_reads_operators_sets_and_second_inputs_from_the_specs():
             assert any(u.attribute_set.endswith(t.name) for u in by_op[op]) == catalog.expressible(std, t.values)
     assert len({u.key for u in units}) == len(units)
     assert "where" not in by_op  # a boolean condition and two held values: not sweepable by this grid
+    assert "cast" not in by_op  # its output type is an attribute's: a sweep's call asks for the input's
 
 
 def _perturbed(expected: np.ndarray, rng) -> np.ndarray:

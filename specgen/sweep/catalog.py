@@ -75,8 +75,11 @@ def expressible(std, values: dict) -> bool:
 def sweepable(spec) -> bool:
     """Element-wise with one output and one or two inputs: the first swept, a second held at the grid
     values. Where (a boolean condition and two values) is not: its swept input would be the
-    condition, and the grid holds one further input, not two."""
-    return len(spec.outputs) == 1 and 1 <= len(spec.inputs) <= 2
+    condition, and the grid holds one further input, not two. Nor is Cast: its output's type is
+    an attribute's (``dtype_from``), and a sweep's call asks for the input's type (every element
+    came back 'wrong dtype')."""
+    return (len(spec.outputs) == 1 and 1 <= len(spec.inputs) <= 2
+            and getattr(spec.outputs[0], "dtype_from", None) is None)
 
 
 def units(spec, standard: str | None = None) -> list[SweepUnit]:
