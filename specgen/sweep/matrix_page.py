@@ -90,7 +90,7 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
              "error in ULPs of the output over all inputs: an accepted overflow to inf is not counted) or *fail P · E* (P the share of failing inputs, E the error of the "
              "worst failing one; ↓ its details: input, both values in hex, the share of inputs per error class, "
              "what special inputs gave, the plot, and the command that re-runs that input with the 63 bit patterns "
-             "after it: a vectorised kernel may compute a lone element otherwise). "
+             "after it: a vectorised kernel may compute a few elements otherwise). "
              "E counts ULPs from the formula evaluated in float64, or from the correctly rounded value where "
              "that evaluation is more than an ULP off it (it cancels or overflows: softplus's log(1 + exp(x)) below "
              "x = -37, the ELU family's exp(x) - 1 at tiny x). A passing cell's E can still be large where the "
