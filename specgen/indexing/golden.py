@@ -120,7 +120,7 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
     prec = _bits(inputs)
     ieee = None
     fibers: dict = {}  # one mpmath evaluation per fiber: softmax's outputs along an axis share it
-    infinite: dict = {}  # the same, with the infinities of a fiber that holds some (and no NaN)
+    infinite: dict = {}  # the same, with the infinities of a fiber that holds some (and no NaN): its inputs until needed
     exact_terms = _exact_terms(formula, inputs)
     for index in [tuple(int(i) for i in at) for at in np.argwhere(undecided)]:
         coord = dict(zip(labels, index))
@@ -137,11 +137,7 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
                 # which float64's exp gives to an ULP that depends on the machine's libm)
                 fibers[key] = None
                 if all(a.size and not np.any(np.isnan(a.astype(np.float64))) for a in fiber_in.values()):
-                    with mpmath.workprec(prec):
-                        mp_in = {name: np.frompyfunc(lambda x: mpmath.mpf(float(x)), 1, 1)(a)
-                                 for name, a in fiber_in.items()}
-                        r = np.asarray(_mp_eval(formula, layout, mp_in, attributes), dtype=object)
-                    infinite[key] = np.broadcast_to(r, np.broadcast_shapes(r.shape, tuple(1 for _ in layout.labels)))
+                    infinite[key] = fiber_in  # evaluated below, if an element of it needs the exact value
             elif exact_terms:
                 terms = np.ones((1,) * len(layout.labels))
                 for node in ([formula.operand] if isinstance(formula.operand, n.Var) else
@@ -152,18 +148,16 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
                     out[index] = decided
                     continue
             if key not in fibers:
-                with mpmath.workprec(prec):
-                    mp_in = {name: np.frompyfunc(lambda x: mpmath.mpf(float(x)), 1, 1)(a) for name, a in fiber_in.items()}
-                    r = np.asarray(_mp_eval(formula, layout, mp_in, attributes), dtype=object)
-                    fibers[key] = np.broadcast_to(r, np.broadcast_shapes(r.shape, tuple(1 for _ in layout.labels)))
+                fibers[key] = _mp_fiber(formula, layout, fiber_in, attributes, prec)
         r = fibers[key]
         if r is None:
             if ieee is None:
                 ieee = layout.arrange(output, simulate(formula, layout, inputs, attributes, np.float64, "pairwise"))
             out[index] = U.round_to(ieee[index], out_dtype)
-            exact = infinite.get(key)
-            if exact is not None and np.isfinite(ieee[index]) and ieee[index] != 0:
-                value = _at(exact, coord, reduced, layout)
+            if key in infinite and np.isfinite(ieee[index]) and ieee[index] != 0:
+                if isinstance(infinite[key], dict):
+                    infinite[key] = _mp_fiber(formula, layout, infinite[key], attributes, prec)
+                value = _at(infinite[key], coord, reduced, layout)
                 if mpmath.isfinite(value):
                     with mpmath.workprec(prec):
                         out[index] = U.round_fraction(value, out_dtype)
@@ -171,6 +165,15 @@ def golden(formula, layout: Layout, inputs: dict, attributes: dict, out_dtype: s
         with mpmath.workprec(prec):
             out[index] = U.round_fraction(_at(r, coord, reduced, layout), out_dtype)
     return _zero_signs(out, formula, layout, inputs, attributes, output), int(np.count_nonzero(undecided))
+
+
+def _mp_fiber(formula, layout: Layout, fiber_in: dict, attributes: dict, prec: int) -> np.ndarray:
+    """The formula's exact values over one fiber (mpmath at ``prec`` bits; infinities kept), shaped
+    to broadcast against every label of the layout."""
+    with mpmath.workprec(prec):
+        mp_in = {name: np.frompyfunc(lambda x: mpmath.mpf(float(x)), 1, 1)(a) for name, a in fiber_in.items()}
+        r = np.asarray(_mp_eval(formula, layout, mp_in, attributes), dtype=object)
+    return np.broadcast_to(r, np.broadcast_shapes(r.shape, tuple(1 for _ in layout.labels)))
 
 
 def _at(r, coord: dict, reduced: set, layout: Layout):

@@ -120,15 +120,9 @@ def trim_summary(summary_json: dict, s: Summary) -> dict:
             "worst_fail": {k: v for k, v in summary_json.get("worst_fail", {}).items() if k in keep_fail}}
 
 
-def _largest_finite(s: Summary):
-    """The worst-element record with the largest finite error, or None."""
-    recs = [r for r in s.worst.values() if r.error is not None and math.isfinite(float(r.error))]
-    return max(recs, key=lambda r: float(r.error), default=None)
-
-
 def largest_finite_error(s: Summary):
-    top = _largest_finite(s)
-    return None if top is None else float(top.error)
+    errors = [float(r.error) for r in s.worst.values() if r.error is not None and math.isfinite(float(r.error))]
+    return max(errors, default=None)
 
 
 def is_done(cell: Cell, root: Path, specs: dict) -> bool:
