@@ -316,7 +316,7 @@ def _flushed_where_accepted(spec, standard_key, out_dtype, arrays, attrs, actual
 # ----------------------------------------------------------------------------- per element
 
 # how an element was judged (Verdicts.tier)
-GOLDEN_EQUAL, NAIVE_EQUAL, JUDGED, MODEL_INSIDE = 1, 2, 3, 4
+GOLDEN_EQUAL, NAIVE_EQUAL, JUDGED, MODEL_INSIDE, BUDGET_INSIDE = 1, 2, 3, 4, 5
 
 
 @dataclass
@@ -326,7 +326,7 @@ class Verdicts:
     kind: np.ndarray  # int8: OK_CODE, or CODE[kind] of the failure
     error: np.ndarray  # float64: |actual - reference| in ULPs of the dtype (0 at non-finite inputs that pass)
     bound: np.ndarray  # float64: the accepted error in ULPs; NaN where a fast tier accepted the element
-    tier: np.ndarray  # uint8: GOLDEN_EQUAL, NAIVE_EQUAL, MODEL_INSIDE or JUDGED
+    tier: np.ndarray  # uint8: GOLDEN_EQUAL, NAIVE_EQUAL, BUDGET_INSIDE, MODEL_INSIDE or JUDGED
     notes: list[str]
 
 
@@ -338,8 +338,9 @@ def judge_elements(spec, standard_key: str, case_dtype: str, inputs: Mapping[str
 
     Fast tiers, cheapest first: a result bit-identical to the golden value (finite inputs) passes;
     so does a finite nonzero result bit-identical to a naive evaluation in an allowed compute type
-    (``naive_evaluation_mask``), and one inside the error model's accepted set (``model_inside_mask``);
-    only the rest runs the full judgement. The error of the fast-tier
+    (``naive_evaluation_mask``), one within the formula's function budget of every exact value the
+    golden value admits (``budget_inside_mask``: the accuracy floor's own test), and one inside the
+    error model's accepted set (``model_inside_mask``); only the rest runs the full judgement. The error of the fast-tier
     elements is computed (``error_ulps``), their bound is not (NaN) unless ``bounds`` asks for it,
     which judges every element in full (use it on the few elements a report shows). The work runs in
     blocks of ``BLOCK`` elements; ``notes`` are those of every block (counts per block)."""
@@ -367,6 +368,11 @@ def judge_elements(spec, standard_key: str, case_dtype: str, inputs: Mapping[str
             naive = naive_evaluation_mask(args, {k: v[rest] for k, v in arrays.items()}, attrs, actual[rest])
             tier[rest[naive]] = NAIVE_EQUAL
             rest = rest[~naive]
+        if rest.size and metric == "model":
+            near = budget_inside_mask(spec.formula_for(standard_key), case_dtype,
+                                      {k: v[rest] for k, v in arrays.items()}, expected[rest], actual[rest])
+            tier[rest[near]] = BUDGET_INSIDE
+            rest = rest[~near]
         for a, b in _blocks(rest.size):
             i = rest[a:b]
             inside = model_inside_mask(args, {k: v[i] for k, v in arrays.items()}, attrs, actual[i])
@@ -588,6 +594,30 @@ def model_inside_mask(args, inputs, attrs, actual) -> np.ndarray:
         acc = accepted_outputs(spec.formula_for(standard), env, inter, dtype, inputs={t.name for t in spec.inputs})
         out[idx] = np.broadcast_to(acc.contains(a64[idx]), idx.shape)
     return out
+
+
+def budget_inside_mask(formula, dtype: str, inputs, expected, actual) -> np.ndarray:
+    """Elements (finite inputs, a finite nonzero result, a finite golden value) whose result is
+    within the formula's function budget (``formula_budget``) of every exact value the golden value
+    admits: the accuracy floor's budget test (``accuracy_floor``: ``within_budget`` over
+    ``exact_enclosure``), which the full judgement applies to every finite-input element the model
+    has not accepted, after which only the catastrophic tests (an infinity, a zero) and the
+    signed-zero test (a zero) could reject, and they cannot here. It costs a few passes where the
+    model costs an interval evaluation of the formula: for a kernel a few ULPs off where the model
+    is tight (sigmoid's far tail), most of a sweep's judgement. Model metric only (the caller's)."""
+    f = U.fmt(dtype)
+    budget = formula_budget(formula, dtype)
+    out = np.zeros(actual.shape, dtype=bool)
+    if budget <= 0 or actual.size == 0:
+        return out
+    with np.errstate(all="ignore"):
+        a = actual.astype(np.float64)
+        e = expected.astype(np.float64)
+        usable = np.isfinite(a) & (a != 0) & np.isfinite(e)
+        for v in inputs.values():
+            usable &= np.isfinite(v.astype(np.float64))
+        el, eh = exact_enclosure(np.where(usable, e, 0.0), f)
+        return usable & within_budget(np.where(usable, a, 0.0), el, eh, budget, f)
 
 
 def cast_float32_attribute(v) -> float:
