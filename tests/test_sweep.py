@@ -296,3 +296,38 @@ def test_a_string_attribute_picks_the_formula_of_a_sweep():
     assert r.invoke(main, base + ["--attributes", "approximate=bogus"]).exit_code == 2
     assert r.invoke(main, ["sweep", "--adapter", FAKE, "--op", "softsign", "--dtype", "float16",
                            "--attributes", "alpha=high"]).exit_code == 2
+
+
+def test_the_golden_cache_serves_a_sweep_of_the_same_inputs_on_another_backend(tmp_path, monkeypatch):
+    from specgen.sweep import golden_cache
+    from specgen.sweep import judge as J
+
+    def det(p):
+        return _det(merge_all(_inline(p, 256)))
+
+    monkeypatch.setenv("SWEEP_FAKE_WRONG", "0x3c80")
+    fake, ref = _prep(op="softsign"), _prep(op="softsign", adapter="reference")
+    want_fake, want_ref = det(fake), det(ref)  # no cache
+    monkeypatch.setenv(golden_cache.ENV, str(tmp_path / "g"))
+    assert det(fake) == want_fake
+    files = sorted((tmp_path / "g").rglob("*.bin"))
+    assert len(files) == 4 and all(f.stat().st_size == 256 * 2 for f in files)  # float16: 2 bytes an input
+
+    computed = J.Context.golden
+
+    def no_golden(self, x):
+        raise AssertionError("golden values computed where the cache holds them")
+
+    monkeypatch.setattr(J.Context, "golden", no_golden)
+    assert det(ref) == want_ref  # another backend: every chunk read from the cache
+    files[0].write_bytes(files[0].read_bytes()[:100])  # a torn file is computed again
+    with pytest.raises(AssertionError, match="computed where"):
+        det(ref)
+    monkeypatch.setattr(J.Context, "golden", computed)
+    assert det(ref) == want_ref and files[0].stat().st_size == 512
+    # what decides the values is in the folder's name: another operator, another judge
+    assert golden_cache.sweep_key(ref.sweep, ref.spec) == golden_cache.sweep_key(fake.sweep, fake.spec)
+    assert golden_cache.sweep_key(_prep(op="shrink").sweep, ref.spec) != golden_cache.sweep_key(ref.sweep, ref.spec)
+    key = golden_cache.sweep_key(ref.sweep, ref.spec)
+    monkeypatch.setattr(golden_cache, "_judge_digest", lambda: "another judge")
+    assert golden_cache.sweep_key(ref.sweep, ref.spec) != key

@@ -2,7 +2,7 @@
 
 ``sweep`` (a ``SweepDef``) names the op, standard, version, dtype, attributes, input space and
 adapter; (lo, hi) is an inclusive index range of the space. The chunk generates its inputs,
-computes golden values, calls the adapter once on the whole chunk (one built session per worker
+computes golden values (or reads them from the golden cache: specgen.sweep.golden_cache), calls the adapter once on the whole chunk (one built session per worker
 process: the adapter and the judge's context are cached per process), judges every element and
 returns a bounded summary. The same function runs in a process pool, a CI shard or on a Dask
 worker, so they give the same bytes.
@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from specgen import dtypes as dt
+from specgen.sweep import golden_cache
 from specgen.sweep import judge as J
 from specgen.sweep.space import BitsSpace, SampleSpace
 from specgen.sweep.summary import Summary
@@ -201,7 +202,10 @@ def chunk(sweep: SweepDef, lo: int, hi: int, crashed: str | None = None) -> Summ
     t0 = time.perf_counter()
     bits, x = w.space.values(lo, hi)
     t1 = time.perf_counter()
-    expected = w.ctx.golden(x)
+    expected = golden_cache.load(sweep, w.spec, lo, hi)
+    if expected is None:
+        expected = w.ctx.golden(x)
+        golden_cache.store(sweep, w.spec, lo, hi, expected)
     t2 = time.perf_counter()
     if crashed is None:
         actual, bad, errors = run_adapter(sweep, w, x)
