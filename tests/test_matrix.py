@@ -116,6 +116,20 @@ def test_a_matrix_shard_runs_resumes_and_renders(tmp_path):
     assert "## float16" in text and "| shrink softshrink | pass · " in text
 
 
+def test_an_empty_cell_is_explained_with_the_command_that_fills_it(tmp_path):
+    r = CliRunner()
+    args, root, md, _ = _fake_matrix(tmp_path, "softsign,shrink")
+    assert r.invoke(main, args).exit_code == 0
+    assert "An empty cell" not in md.read_text()  # one backend, every row swept
+    src = sorted(root.glob("float16/*/*.json"))[0]  # a second backend with one of the three cells swept
+    (root / "float16" / "other").mkdir()
+    (root / "float16" / "other" / src.name).write_text(json.dumps({**json.loads(src.read_text()), "adapter": "other"}))
+    assert r.invoke(main, args + ["--render-only"]).exit_code == 0
+    text = md.read_text()
+    assert "An empty cell has not been swept" in text and "`specgen matrix --adapter A --dtype float16`" in text
+    assert sum(1 for t in text.splitlines() if t.startswith("| s") and t.endswith(" |  |")) == 2
+
+
 def test_a_held_input_and_a_sampled_space_keep_apart():
     """A held input (PRelu's slope) and a sampled space with breakpoint values (HardSigmoid's) are
     separate parts of the sweep's identity (shards of other slopes do not merge)."""

@@ -141,6 +141,11 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
         lines += ["| operator | " + " | ".join(cols) + " |", "| --- | " + " | ".join("---" for _ in cols) + " |"]
         rows = list(dict.fromkeys(f["label"] for f in sorted(cells, key=_row_order)))
         by = {(f["label"], f["adapter"]): f for f in cells}
+        if any((label, a) not in by for label in rows for a in cols):
+            option = "--dtype" if mode == "exhaustive" else "--sample-dtype"
+            lines[-2:-2] = [f"An empty cell has not been swept (or the backend has no such operator): "
+                            f"`specgen matrix --adapter A {option} {dtype}` sweeps what is missing and keeps the "
+                            "cells already there.", ""]
         for label in rows:
             row = [cell_text(by[(label, a)]) + mark(by[(label, a)]) if (label, a) in by else "" for a in cols]
             lines.append(f"| {label} | " + " | ".join(row) + " |")
