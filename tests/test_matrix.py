@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -43,6 +44,27 @@ def test_catalog_reads_operators_sets_and_second_inputs_from_the_specs():
     assert len({u.key for u in units}) == len(units)
     assert "where" not in by_op  # a boolean condition and two held values: not sweepable by this grid
     assert "cast" not in by_op  # its output type is an attribute's: a sweep's call asks for the input's
+    assert not {"is_nan", "is_inf", "equal", "less"} & set(by_op)  # a truth value: no float output to judge in ULPs
+
+
+def test_a_sweep_of_an_absent_optional_input_uses_the_dtypes_limit_and_refuses_a_truth_value_output():
+    """ONNX Clip-11+ takes min and max as optional inputs; absent, they are numeric_limits<T>::lowest()
+    and max() of the tensor's type: clip(+inf) is 65504 in float16, which the sweep judged against
+    FLT_MAX (+inf) until it took the corpus's rule. IsNaN gives bool: not a sweep's output."""
+    from specgen.sweep.run import SweepUsageError, execute, prepare
+
+    for dtype, limit in (("float16", 65504.0), ("bfloat16", float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)),
+                         ("float32", float(np.finfo(np.float32).max))):
+        p = prepare("reference", "clip", "onnx", None, dtype, {})
+        assert p.sweep.attrs["max_value"] == limit and p.sweep.attrs["min_value"] == -limit, dtype
+        assert p.sweep.attributes_given == ()  # left out of the call, as the corpus's default set
+    p = prepare("reference", "clip", "onnx", None, "float16", {"min_value": -0.5})
+    assert (p.sweep.attrs["min_value"], p.sweep.attrs["max_value"]) == (-0.5, 65504.0)
+    p = prepare("reference", "clip", "onnx", None, "float16", {}, ["0x7bff:0x7c00", "0xfbff:0xfc00"])
+    s = execute(p, workers=0).summary
+    assert s.failures == 0 and s.total == 4  # +-inf clipped to +-65504, as the reference computes
+    with pytest.raises(SweepUsageError, match="gives bool for float16 inputs"):
+        prepare("reference", "is_nan", "onnx", None, "float16", {})
 
 
 def _perturbed(expected: np.ndarray, rng) -> np.ndarray:

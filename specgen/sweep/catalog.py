@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from specgen import dtypes as dt
 from specgen.numerics.compare import resolve_attributes
 
 # A second tensor input (PRelu's slope) is swept at each of these values: the signs, zero, the
@@ -77,9 +78,14 @@ def sweepable(spec) -> bool:
     values. Where (a boolean condition and two values) is not: its swept input would be the
     condition, and the grid holds one further input, not two. Nor is Cast: its output's type is
     an attribute's (``dtype_from``), and a sweep's call asks for the input's type (every element
-    came back 'wrong dtype')."""
-    return (len(spec.outputs) == 1 and 1 <= len(spec.inputs) <= 2
-            and getattr(spec.outputs[0], "dtype_from", None) is None)
+    came back 'wrong dtype'). Nor are the operators whose output is never a float (IsNaN, IsInf and
+    the comparisons: a truth value, bool or uint8): a sweep judges outputs of the input's type, in
+    ULPs (onnxruntime refused every IsNaN call, 'output arg (Y) ... does not match expected type
+    (tensor(bool))'); their corpus cases judge them exactly."""
+    if len(spec.outputs) != 1 or not 1 <= len(spec.inputs) <= 2 or getattr(spec.outputs[0], "dtype_from", None) is not None:
+        return False
+    out = spec.outputs[0].name
+    return any(dt.get(d).is_float for std in spec.standards.values() for v in std.versions for d in v.dtypes(out))
 
 
 def units(spec, standard: str | None = None) -> list[SweepUnit]:

@@ -132,6 +132,12 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
                               f"(it lists: {', '.join(std.version(version).dtypes())})")
     if not dt.get(dtype).is_float:
         raise SweepUsageError(f"sweeps cover float dtypes (float16, bfloat16, float32, float64); {dtype} is not one")
+    from specgen.generate.corpus import tensor_dtype
+
+    out_dtype = tensor_dtype(std.version(version), spec.outputs[0].name, dtype)
+    if out_dtype != dtype:
+        raise SweepUsageError(f"{op} {standard}-{version} gives {out_dtype} for {dtype} inputs: a sweep judges outputs "
+                              f"of the input's type (its corpus cases judge it: specgen run)")
     # attribute names: the operator's or the standard's own
     rename = {b.name: b.attribute for b in std.attributes.values()}
     named = {}
@@ -152,6 +158,9 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
             raise SweepUsageError(f"--attributes: {k}={v!r} is not a number")
     if spec.choice is not None:
         resolved[spec.choice.attribute] = spec.choice_value(named, standard)
+    # an attribute the version takes as an optional input, left out, stands for the dtype's limit
+    # (ONNX Clip-11: numeric_limits<T>::lowest() / max(), 65504 in float16), as in the corpus
+    resolved.update({k: v for k, v in std.version(version).absent_values(dtype).items() if k not in named})
     explicit = bool(named) or std.attribute_defaults != "applied"
     given = tuple(sorted(resolved)) if explicit else ()
 
