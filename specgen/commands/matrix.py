@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from specgen.commands.specs_or_exit import specs_option
+from specgen.commands.sweep import golden_cache_option
 from specgen.exitcodes import Exit
 
 
@@ -35,19 +36,12 @@ from specgen.exitcodes import Exit
 @click.option("--shard", default=None, help="K/N: run every N-th cell starting at the K-th (CI jobs); rendering reads all present.")
 @click.option("--workers", type=int, default=None, help="Worker processes per sweep (default: the number of cores; 0: in this process).")
 @click.option("--scheduler", default="local", help="local, dask, or a Dask scheduler address (tcp://host:8786).")
-@click.option("--golden-cache", type=click.Path(file_okay=False), envvar="SPECGEN_GOLDEN_CACHE", show_envvar=True,
-              help="Keep each chunk's golden values in this folder and read them back in later sweeps of the same "
-                   "inputs (another backend): 4 bytes per float32 input, 16 GiB per every-input sweep; delete it "
-                   "when done (docs/sweep.md).")
+@golden_cache_option()
 @click.option("--render-only", is_flag=True, help="Write the page and JSON from the results folder; run nothing.")
 @click.option("--plots/--no-plots", default=True, help="A thumbnail PNG per cell (needs matplotlib).")
 def matrix(adapters, dtypes, sample_dtypes, samples, ops, results, markdown_path, json_path, shard, workers, scheduler,
-           render_only, plots, golden_cache):
+           render_only, plots):
     """Sweep every operator x backend x dtype; write docs/accuracy.md and docs/accuracy.json."""
-    if golden_cache:  # the sweep's worker processes read it from their environment
-        from specgen.sweep import golden_cache as GC
-
-        os.environ[GC.ENV] = str(Path(golden_cache).resolve())
     from specgen.adapters.registry import AdapterLoadError
     from specgen.spec.loader import load_all
     from specgen.sweep import matrix as M

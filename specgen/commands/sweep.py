@@ -16,6 +16,23 @@ import click
 from specgen.commands.specs_or_exit import specs_option
 from specgen.exitcodes import Exit
 
+
+def _use_golden_cache(ctx, param, value):
+    if value:  # the sweep's worker processes read it from their environment
+        from specgen.sweep import golden_cache
+
+        os.environ[golden_cache.ENV] = str(Path(value).resolve())
+    return value
+
+
+def golden_cache_option():
+    """The ``--golden-cache DIR`` option of sweep and matrix (envvar SPECGEN_GOLDEN_CACHE)."""
+    return click.option("--golden-cache", type=click.Path(file_okay=False), envvar="SPECGEN_GOLDEN_CACHE",
+                        show_envvar=True, expose_value=False, callback=_use_golden_cache,
+                        help="Keep each chunk's golden values in this folder and read them back in later sweeps of "
+                             "the same inputs (another backend): 4 bytes per float32 input, 16 GiB per every-input "
+                             "sweep; delete it when done (docs/sweep.md).")
+
 EXIT_ADAPTER, EXIT_NO_CASES, EXIT_USAGE = int(Exit.ADAPTER), int(Exit.NOTHING), int(Exit.USAGE)
 
 EXIT_INTERRUPTED = int(Exit.INTERRUPTED)
@@ -92,20 +109,12 @@ def _relative(plot_path, markdown_path):
 @click.option("--markdown", "markdown_path", type=click.Path(), help="Write a Markdown report (and its PNG plot beside it).")
 @click.option("--plot", "plot_path", type=click.Path(), help="Write the PNG plot here (default: beside --markdown).")
 @click.option("--resume", type=click.Path(file_okay=False), help="Keep each finished chunk here; continue a sweep stopped before.")
-@click.option("--golden-cache", type=click.Path(file_okay=False), envvar="SPECGEN_GOLDEN_CACHE", show_envvar=True,
-              help="Keep each chunk's golden values in this folder and read them back in later sweeps of the same "
-                   "inputs (another backend): 4 bytes per float32 input, 16 GiB per every-input sweep; delete it "
-                   "when done (docs/sweep.md).")
+@golden_cache_option()
 @click.option("--ignore-claims", is_flag=True, help="Sweep even what the adapter does not claim.")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr: a bar on a terminal, a line every 10 s otherwise (default: on).")
 def sweep(adapter_name, op, standard, version, dtype, attributes, ranges, shard, workers, scheduler, chunk_size,
-          samples, seed, sample, extra_inputs, json_path, markdown_path, plot_path, resume, ignore_claims, progress,
-          golden_cache):
+          samples, seed, sample, extra_inputs, json_path, markdown_path, plot_path, resume, ignore_claims, progress):
     """Sweep every input of a dtype through an adapter, in chunks, judged by the error model."""
-    if golden_cache:  # the sweep's worker processes read it from their environment
-        from specgen.sweep import golden_cache as GC
-
-        os.environ[GC.ENV] = str(Path(golden_cache).resolve())
     from specgen.adapters.registry import AdapterLoadError
     from specgen.commands.run import output_path_problem
     from specgen.sweep import report

@@ -41,8 +41,19 @@ def _judge_digest() -> str:
     return sources_digest()
 
 
+_KEYS: dict = {}  # (sweep, spec file) -> folder name: a chunk's load and store, every chunk of a sweep
+
+
 def sweep_key(sweep, spec) -> str:
-    """The folder name of a sweep's golden values: a digest of everything but the backend."""
+    """The folder name of a sweep's golden values: a digest of everything but the backend (computed
+    once per sweep and process: the spec file is read once, not at every chunk)."""
+    key = (sweep, str(spec.path), _judge_digest())
+    if key not in _KEYS:
+        _KEYS[key] = _sweep_key(sweep, spec)
+    return _KEYS[key]
+
+
+def _sweep_key(sweep, spec) -> str:
     from specgen.sweep.provenance import spec_digest
 
     ident = sweep.identity()
