@@ -31,20 +31,26 @@ def test_catalog_reads_operators_sets_and_second_inputs_from_the_specs():
         if op not in by_op:
             assert not catalog.sweepable(spec), op
             continue
+        std = spec.standards[by_op[op][0].standard]
+        binding = std.attributes.get(spec.choice.attribute) if spec.choice else None
+        # every formula a string attribute picks, where the standard's call gives it for float tensors
+        choices = [c for c in spec.choice_values if binding is None or binding.accepts_for(c, True)]
         if len(spec.inputs) > 1:  # further inputs: one unit per grid value
-            for choice in spec.choice_values or (None,):  # per formula a string attribute picks (Mod's two)
+            for choice in choices or (None,):  # per formula a string attribute picks
                 values = sorted(dict(u.extra_inputs)[spec.inputs[1].name] for u in by_op[op]
                                 if choice is None or dict(u.attributes).get(spec.choice.attribute) == choice)
                 assert values == sorted(catalog.SECOND_INPUT_GRID)
-        for choice in spec.choice_values:  # every formula a string attribute picks
-            assert any(dict(u.attributes).get(spec.choice.attribute) == choice for u in by_op[op])
+        for choice in spec.choice_values:
+            swept = any(dict(u.attributes).get(spec.choice.attribute) == choice for u in by_op[op])
+            assert swept == (choice in choices), (op, choice)
         for t in spec.test_attributes:  # a designed set is swept where the standard can pass it
-            std = spec.standards[by_op[op][0].standard]
             assert any(u.attribute_set.endswith(t.name) for u in by_op[op]) == catalog.expressible(std, t.values)
     assert len({u.key for u in units}) == len(units)
     assert "where" not in by_op  # a boolean condition and two held values: not sweepable by this grid
     assert "cast" not in by_op  # its output type is an attribute's: a sweep's call asks for the input's
     assert not {"is_nan", "is_inf", "equal", "less"} & set(by_op)  # a truth value: no float output to judge in ULPs
+    # ONNX Mod's fmod = 0 (the divisor's sign) is for integer tensors only: its float cells were 'error' throughout
+    assert {dict(u.attributes)["sign_of"] for u in by_op["mod"]} == {"dividend"}
 
 
 def test_a_sweep_of_an_absent_optional_input_uses_the_dtypes_limit_and_refuses_a_truth_value_output():
@@ -65,6 +71,11 @@ def test_a_sweep_of_an_absent_optional_input_uses_the_dtypes_limit_and_refuses_a
     assert s.failures == 0 and s.total == 4  # +-inf clipped to +-65504, as the reference computes
     with pytest.raises(SweepUsageError, match="gives bool for float16 inputs"):
         prepare("reference", "is_nan", "onnx", None, "float16", {})
+    # ONNX Mod's default fmod = 0 is for integer tensors only (onnxruntime refuses it for floats)
+    with pytest.raises(SweepUsageError, match=r"sign_of=divisor \(fmod=0\) for integer tensors only.*sign_of=dividend"):
+        prepare("reference", "mod", "onnx", None, "float16", {}, extra_inputs={"b": 1.0})
+    assert prepare("reference", "mod", "onnx", None, "float16", {"sign_of": "dividend"},
+                   extra_inputs={"b": 1.0}).sweep.attrs["sign_of"] == "dividend"
 
 
 def _perturbed(expected: np.ndarray, rng) -> np.ndarray:

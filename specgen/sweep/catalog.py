@@ -95,7 +95,11 @@ def units(spec, standard: str | None = None) -> list[SweepUnit]:
         standard = with_defaults or next((k for k in PREFERRED_STANDARDS if k in spec.standards), None)
     if standard is None or standard not in spec.standards or not sweepable(spec):
         return []
-    choices = spec.choice_values or (None,)
+    # a sweep's tensors are floating point: a formula the standard's call gives only for integer
+    # tensors is not one (ONNX Mod's fmod = 0, Python's %: "T is constrained to integer data types";
+    # onnxruntime refused every float call of it, 'error' at every input)
+    binding = spec.standards[standard].attributes.get(spec.choice.attribute) if spec.choice else None
+    choices = tuple(c for c in spec.choice_values if binding is None or binding.accepts_for(c, True)) or (None,)
     # the designed sets complete the attributes where the defaults do not
     sets: list[tuple[str, dict]] = [("defaults", {})] if with_defaults else []
     sets += [(t.name, {k: float(np.float32(v)) for k, v in t.values.items()}) for t in spec.test_attributes
