@@ -49,6 +49,11 @@ def test_catalog_reads_operators_sets_and_second_inputs_from_the_specs():
     assert "where" not in by_op  # a boolean condition and two held values: not sweepable by this grid
     assert "cast" not in by_op  # its output type is an attribute's: a sweep's call asks for the input's
     assert not {"is_nan", "is_inf", "equal", "less"} & set(by_op)  # a truth value: no float output to judge in ULPs
+    # the matrix plans a cell of every unit (ParametricSoftplus, which no standard gives defaults, had none)
+    from specgen.sweep.matrix import plan
+
+    planned = plan(SPECS, ["onnxruntime"], ["float16", "bfloat16", "float32", "float64"])
+    assert {c.unit.key for c in planned} == {u.key for u in units}
     # ONNX Mod's fmod = 0 (the divisor's sign) is for integer tensors only: its float cells were 'error' throughout
     assert {dict(u.attributes)["sign_of"] for u in by_op["mod"]} == {"dividend"}
 
@@ -161,6 +166,9 @@ def test_an_empty_cell_is_explained_with_the_command_that_fills_it(tmp_path):
     text = md.read_text()
     assert "An empty cell has not been swept" in text and "`specgen matrix --adapter A --dtype float16`" in text
     assert sum(1 for t in text.splitlines() if t.startswith("| s") and t.endswith(" |  |")) == 2
+    # what the specs can sweep and no cell holds is named, with the command that sweeps it
+    absent = next(t for t in text.splitlines() if t.startswith("Sweepable, and in no cell of this page: "))
+    assert "prelu" in absent and "softsign" not in absent and "`specgen matrix --ops " in absent
 
 
 def test_a_held_input_and_a_sampled_space_keep_apart():

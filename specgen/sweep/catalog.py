@@ -88,11 +88,18 @@ def sweepable(spec) -> bool:
     return any(dt.get(d).is_float for std in spec.standards.values() for v in std.versions for d in v.dtypes(out))
 
 
+def sweep_standard(spec) -> str | None:
+    """The standard an operator is swept by when the adapter names none: the first preferred one
+    whose defaults give every attribute a value, else the first preferred one it has (DirectML's
+    ParametricSoftplus, which no standard gives defaults: swept at its designed sets)."""
+    return standard_for(spec) or next((k for k in PREFERRED_STANDARDS if k in spec.standards), None)
+
+
 def units(spec, standard: str | None = None) -> list[SweepUnit]:
     """The sweep units of one operator (empty where no standard gives its attributes values)."""
     with_defaults = standard_for(spec, (standard,) if standard else PREFERRED_STANDARDS)
-    if standard is None:  # no standard gives every attribute a default (DirectML's ParametricSoftplus):
-        standard = with_defaults or next((k for k in PREFERRED_STANDARDS if k in spec.standards), None)
+    if standard is None:
+        standard = sweep_standard(spec)
     if standard is None or standard not in spec.standards or not sweepable(spec):
         return []
     # a sweep's tensors are floating point: a formula the standard's call gives only for integer

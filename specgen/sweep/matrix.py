@@ -70,7 +70,7 @@ def plan(specs: dict, adapters: list[str], dtypes: list[str], sample_dtypes: set
                 if ops and op_id not in ops:
                     continue
                 spec = specs[op_id]
-                std_key = standard or catalog.standard_for(spec)
+                std_key = standard or catalog.sweep_standard(spec)  # the catalog's own choice (units())
                 if std_key is None or std_key not in spec.standards:
                     continue
                 if standard and catalog.standard_for(spec, (standard,)) is None:

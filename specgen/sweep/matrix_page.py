@@ -122,6 +122,13 @@ def render(root: Path, page: Path, command: str = "", specs: dict | None = None)
     total = sum(f.get("total", 0) for f in facts)
     failing = sum(1 for f in facts if f.get("failures"))
     lines += [f"{len(facts)} cells, {total:,} inputs judged, {failing} cells with failing inputs.", ""]
+    if specs:  # what the specs in use can sweep and this folder has no cell of, in any dtype
+        from specgen.sweep.catalog import sweep_units
+
+        absent = sorted({u.op for u in sweep_units(specs)} - {f["op"] for f in facts})
+        if absent:
+            lines += [f"Sweepable, and in no cell of this page: {', '.join(absent)}; "
+                      f"`specgen matrix --ops {','.join(absent)}` sweeps them.", ""]
     stale = [f for f in facts if f.get("stale")]
     if stale:
         lines += [f"**{len(stale)} cells are stale** ({STALE}): judged by another version of their spec or of the judge "
