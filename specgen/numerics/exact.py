@@ -344,6 +344,11 @@ class _Interval:
 def _accept_float(iv: _Iv, dtype: str):
     """(rounded values, accepted mask) for a float output dtype."""
     v, e = iv.v, iv.e
+    if dtype != "float64" and not np.any(e):
+        # every value exact (floor, relu, clip, neg of float32 inputs): the enclosure is a point, its
+        # ends round alike and no zero's sign is in doubt, so rounding the value once is the answer
+        with np.errstate(all="ignore"):
+            return round_float64(v, dtype), ~iv.bad & np.isfinite(v)
     with np.errstate(all="ignore"):
         lo = np.where(e == 0, v, np.nextafter(v - e, -np.inf))
         hi = np.where(e == 0, v, np.nextafter(v + e, np.inf))
