@@ -32,9 +32,8 @@ def test_catalog_reads_operators_sets_and_second_inputs_from_the_specs():
             assert not catalog.sweepable(spec), op
             continue
         std = spec.standards[by_op[op][0].standard]
-        binding = std.attributes.get(spec.choice.attribute) if spec.choice else None
         # every formula a string attribute picks, where the standard's call gives it for float tensors
-        choices = [c for c in spec.choice_values if binding is None or binding.accepts_for(c, True)]
+        choices = catalog.float_choices(spec, by_op[op][0].standard)
         if len(spec.inputs) > 1:  # further inputs: one unit per grid value
             for choice in choices or (None,):  # per formula a string attribute picks
                 values = sorted(dict(u.extra_inputs)[spec.inputs[1].name] for u in by_op[op]

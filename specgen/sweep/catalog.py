@@ -95,6 +95,17 @@ def sweep_standard(spec) -> str | None:
     return standard_for(spec) or next((k for k in PREFERRED_STANDARDS if k in spec.standards), None)
 
 
+def float_choices(spec, standard: str) -> tuple[str, ...]:
+    """The values of the operator's string attribute (the formulas it picks) that the standard's call
+    gives for floating-point tensors, a sweep's: not ONNX Mod's fmod = 0 (Python's %), for which "T is
+    constrained to integer data types" (onnxruntime refused every float call of it, 'error' at every
+    input). Empty for an operator without such an attribute."""
+    if spec.choice is None:
+        return ()
+    binding = spec.standards[standard].attributes.get(spec.choice.attribute)
+    return tuple(c for c in spec.choice_values if binding is None or binding.accepts_for(c, True))
+
+
 def units(spec, standard: str | None = None) -> list[SweepUnit]:
     """The sweep units of one operator (empty where no standard gives its attributes values)."""
     with_defaults = standard_for(spec, (standard,) if standard else PREFERRED_STANDARDS)
@@ -102,11 +113,7 @@ def units(spec, standard: str | None = None) -> list[SweepUnit]:
         standard = sweep_standard(spec)
     if standard is None or standard not in spec.standards or not sweepable(spec):
         return []
-    # a sweep's tensors are floating point: a formula the standard's call gives only for integer
-    # tensors is not one (ONNX Mod's fmod = 0, Python's %: "T is constrained to integer data types";
-    # onnxruntime refused every float call of it, 'error' at every input)
-    binding = spec.standards[standard].attributes.get(spec.choice.attribute) if spec.choice else None
-    choices = tuple(c for c in spec.choice_values if binding is None or binding.accepts_for(c, True)) or (None,)
+    choices = float_choices(spec, standard) or (None,)
     # the designed sets complete the attributes where the defaults do not
     sets: list[tuple[str, dict]] = [("defaults", {})] if with_defaults else []
     sets += [(t.name, {k: float(np.float32(v)) for k, v in t.values.items()}) for t in spec.test_attributes

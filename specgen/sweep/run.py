@@ -157,13 +157,16 @@ def prepare(adapter_name: str, op: str, standard: str | None, version: str | Non
         if isinstance(v, str) and (spec.choice is None or k != spec.choice.attribute):
             raise SweepUsageError(f"--attributes: {k}={v!r} is not a number")
     if spec.choice is not None:
+        from specgen.sweep.catalog import float_choices
+
         resolved[spec.choice.attribute] = choice = spec.choice_value(named, standard)
-        binding = std.attributes.get(spec.choice.attribute)
-        if binding is not None and not binding.accepts_for(choice, True):
-            allowed = ", ".join(f"{spec.choice.attribute}={v}" for v in spec.choice_values if binding.accepts_for(v, True))
+        allowed = float_choices(spec, standard)
+        if choice not in allowed:
+            binding = std.attributes[spec.choice.attribute]
             raise SweepUsageError(f"{op}: {standard} gives {spec.choice.attribute}={choice} ({binding.name}="
                                   f"{(binding.values or {}).get(choice, choice)}) for integer tensors only, and a sweep's "
-                                  f"are floating point" + (f" (--attributes {allowed})" if allowed else ""))
+                                  f"are floating point" + (f" (--attributes {', '.join(f'{spec.choice.attribute}={v}' for v in allowed)})"
+                                                           if allowed else ""))
     # an attribute the version takes as an optional input, left out, stands for the dtype's limit
     # (ONNX Clip-11: numeric_limits<T>::lowest() / max(), 65504 in float16), as in the corpus
     resolved.update({k: v for k, v in std.version(version).absent_values(dtype).items() if k not in named})
